@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+import Testing
+
+struct JSONTests {
+    @Test("values of every type parse, and integers stay apart from booleans and doubles")
+    func parsesTypes() throws {
+        let value = try JSONParser.parse(#" {"a": [1, -2, 3.5, 1e3, true, false, null], "b": "x\u00e9\n\"\ud83d\ude00"} "#)
+        #expect(value == .object([
+            "a": .array([.int(1), .int(-2), .double(3.5), .double(1000), .bool(true), .bool(false), .null]),
+            "b": .string("xé\n\"😀"),
+        ]))
+    }
+
+    @Test("syntax errors name the column", arguments: [
+        ("{\"a\": }", 7, "unexpected character '}'"),
+        ("{\"a\": 1,}", 9, "expected a key string"),
+        ("[1 2]", 4, "expected ',' or ']'"),
+        ("{\"a\": 1} x", 10, "unexpected text after the JSON value"),
+        ("\"abc", 5, "unterminated string"),
+        ("{\"a\": 1, \"a\": 2}", 14, "duplicate key \"a\""),
+        ("01", 1, "leading zero in a number"),
+        ("\"\\ud800\"", 8, "unpaired surrogate"),
+    ])
+    func syntaxErrors(text: String, column: Int, reason: String) {
+        #expect(throws: JSONSyntaxError(column: column, reason: reason)) { try JSONParser.parse(text) }
+    }
+
+    @Test("nesting deeper than the limit is refused instead of exhausting the stack")
+    func depthLimit() {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(deep) }
+    }
+
+    @Test("the writer escapes, sorts keys and round-trips")
+    func writerRoundTrip() throws {
+        let value = JSONValue.object([
+            "z": .array([.int(Int64.min), .int(0), .int(42), .double(0.5), .null, .bool(false)]),
+            "a": .string("tab\tquote\"back\\slash\u{1}é"),
+        ])
+        var writer = JSONWriter()
+        writer.value(value)
+        #expect(writer.string == #"{"a":"tab\tquote\"back\\slash\u0001é","z":[-9223372036854775808,0,42,0.5,null,false]}"#)
+        #expect(try JSONParser.parse(writer.string) == value)
+    }
+}
