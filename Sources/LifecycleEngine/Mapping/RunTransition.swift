@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A change in a unit's run, as read from systemd's snapshots (DESIGN §2).
+public enum RunTransition: Sendable, Hashable {
+    /// A new run (a new InvocationID) reached activating, active or reloading.
+    case began
+    /// The run ended with Result=success.
+    case endedCleanly
+    /// The run ended with another Result; the details name what systemd reported.
+    case failed(CrashDetails)
+    /// The unit's cgroup was frozen.
+    case frozen
+    /// A frozen unit runs again.
+    case thawed
+}
+
+/// What systemd said about a failed run: the fields of a crash notice (DESIGN §6).
+public struct CrashDetails: Sendable, Hashable {
+    /// systemd's `Result`: exit-code, signal, core-dump, watchdog, timeout, oom-kill, start-limit-hit, …
+    public var result: String
+    /// `ExecMainCode`: 1 exited, 2 killed, 3 dumped.
+    public var execMainCode: Int32?
+    /// `ExecMainStatus`: the exit status or the signal number.
+    public var execMainStatus: Int32?
+    public var nRestarts: UInt32?
+
+    public init(result: String, execMainCode: Int32? = nil, execMainStatus: Int32? = nil, nRestarts: UInt32? = nil) {
+        self.result = result
+        self.execMainCode = execMainCode
+        self.execMainStatus = execMainStatus
+        self.nRestarts = nRestarts
+    }
+
+    /// The crash notice's data, named like the fields PID 1 writes to the journal for the same run.
+    public var data: [String: JSONValue] {
+        var data: [String: JSONValue] = ["unit_result": .string(result)]
+        if let execMainCode {
+            data["exit_code"] = .string(Self.codeNames[execMainCode] ?? String(execMainCode))
+        }
+        if let execMainStatus { data["exit_status"] = .int(Int64(execMainStatus)) }
+        if let nRestarts { data["n_restarts"] = .int(Int64(nRestarts)) }
+        return data
+    }
+
+    /// `siginfo` codes as PID 1 spells them in `EXIT_CODE=`.
+    private static let codeNames: [Int32: String] = [1: "exited", 2: "killed", 3: "dumped"]
+}
+
+/// One transition of one run, with the time systemd recorded for it.
+public struct MappedTransition: Sendable, Hashable {
+    public var unit: String
+    public var transition: RunTransition
+    /// The run's InvocationID (32 hex digits).
+    public var invocationID: String
+    /// systemd's `StateChangeTimestamp` in milliseconds, or nil when it reported none.
+    public var time: Milliseconds?
+    /// systemd's `StateChangeTimestampMonotonic` in microseconds (0 when unknown).
+    public var monotonicMicroseconds: UInt64
+
+    public init(
+        unit: String,
+        transition: RunTransition,
+        invocationID: String,
+        time: Milliseconds?,
+        monotonicMicroseconds: UInt64
+    ) {
+        self.unit = unit
+        self.transition = transition
+        self.invocationID = invocationID
+        self.time = time
+        self.monotonicMicroseconds = monotonicMicroseconds
+    }
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Turns the snapshots systemd sends for watched units into run transitions (DESIGN §2): one begin and at most one end
+/// per InvocationID.
+///
+/// Decisions key on ActiveState, Result and InvocationID, never on SubState strings alone, except to recognise a pending
+/// automatic restart (`auto-restart`, and the `*-before-auto-restart` / `auto-restart-queued` states of systemd 254+).
+/// Reloads, duplicate snapshots, reset-failed and re-announcements after daemon-reload/daemon-reexec yield nothing,
+/// because each run's begin and end are remembered; the first sighting of a unit is a baseline, not an event.
+public struct SystemdUnitMapper: Sendable {
+    private struct RunMemory: Sendable {
+        var begun: String?
+        var ended: String?
+        var isFrozen = false
+    }
+
+    private var units: [String: RunMemory] = [:]
+
+    public init() {}
+
+    /// True when the unit has been seen, as a baseline or through a transition.
+    public func knows(_ unit: String) -> Bool { units[unit] != nil }
+
+    /// Records `snapshot` as what is already true (initial state, re-announcements): no transition.
+    public mutating func baseline(_ snapshot: UnitSnapshot) {
+        var memory = RunMemory()
+        let id = snapshot.invocationID
+        if !id.isEmpty {
+            memory.begun = id
+            if Self.hasEnded(snapshot) || !Self.isRunning(snapshot) { memory.ended = id }
+        }
+        memory.isFrozen = snapshot.freezerState == "frozen"
+        units[snapshot.name] = memory
+    }
+
+    /// The transitions `snapshot` shows for its unit, in order (a stop followed by a new run gives two).
+    public mutating func map(_ snapshot: UnitSnapshot) -> [MappedTransition] {
+        var memory = units[snapshot.name] ?? RunMemory()
+        defer { units[snapshot.name] = memory }
+        let id = snapshot.invocationID
+        guard !id.isEmpty else { return [] }
+        var transitions: [RunTransition] = []
+
+        if memory.begun != id, Self.isRunning(snapshot), !Self.isRestartPending(snapshot) {
+            memory.begun = id
+            memory.ended = nil
+            memory.isFrozen = false
+            transitions.append(.began)
+        }
+        if memory.begun == id, memory.ended != id, Self.hasEnded(snapshot) {
+            memory.ended = id
+            transitions.append(Self.isSuccess(snapshot) ? .endedCleanly : .failed(Self.details(snapshot)))
+        }
+        if memory.begun == id, memory.ended != id, let freezer = snapshot.freezerState {
+            if freezer == "frozen", !memory.isFrozen {
+                memory.isFrozen = true
+                transitions.append(.frozen)
+            } else if freezer == "running", memory.isFrozen {
+                memory.isFrozen = false
+                transitions.append(.thawed)
+            }
+        }
+        let time = snapshot.stateChangeTimestamp > 0 ? Milliseconds(snapshot.stateChangeTimestamp / 1_000) : nil
+        return transitions.map {
+            MappedTransition(
+                unit: snapshot.name,
+                transition: $0,
+                invocationID: id,
+                time: time,
+                monotonicMicroseconds: snapshot.stateChangeTimestampMonotonic
+            )
+        }
+    }
+
+    private static func isRunning(_ s: UnitSnapshot) -> Bool {
+        switch s.activeState {
+        case .activating, .active, .reloading, .refreshing: true
+        default: false
+        }
+    }
+
+    /// Restart pending: the run is over even though ActiveState may say activating (v252: activating/auto-restart).
+    private static func isRestartPending(_ s: UnitSnapshot) -> Bool {
+        s.subState == "auto-restart" || s.subState == "auto-restart-queued" || s.subState.hasSuffix("-before-auto-restart")
+    }
+
+    private static func hasEnded(_ s: UnitSnapshot) -> Bool {
+        switch s.activeState {
+        case .inactive, .failed: true
+        default: isRestartPending(s)
+        }
+    }
+
+    private static func isSuccess(_ s: UnitSnapshot) -> Bool {
+        s.activeState != .failed && (s.result == nil || s.result == "success")
+    }
+
+    private static func details(_ s: UnitSnapshot) -> CrashDetails {
+        CrashDetails(
+            result: s.result ?? "failed",
+            execMainCode: s.execMainCode,
+            execMainStatus: s.execMainStatus,
+            nRestarts: s.nRestarts
+        )
+    }
+}
