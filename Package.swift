@@ -10,7 +10,11 @@ let package = Package(
     name: "lifecycled",
     platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "lifecyclectl", targets: ["lifecyclectl"]),
         .library(name: "LifecycleEngine", targets: ["LifecycleEngine"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // Pure: the reference lifecycle semantics, the autotracker, JSON and replay. No I/O, no clock.
@@ -18,9 +22,35 @@ let package = Package(
             name: "LifecycleEngine",
             swiftSettings: strictSettings
         ),
+        // Files: configuration loading and per-unit state files.
+        .target(
+            name: "LifecycleStorage",
+            dependencies: ["LifecycleEngine"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "lifecyclectl",
+            dependencies: [
+                "LifecycleEngine",
+                "LifecycleStorage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "lifecycle-bench",
+            dependencies: ["LifecycleEngine"],
+            path: "Benchmarks/lifecycle-bench",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "LifecycleEngineTests",
             dependencies: ["LifecycleEngine"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LifecycleStorageTests",
+            dependencies: ["LifecycleStorage"],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Everything `/etc/lifecycled/lifecycled.json` configures, as a plain value.
+///
+/// Keys of the file, with their types and defaults (`docs/configuration.md` is the full reference):
+/// - `autotracking_enabled` (Bool, true), `session_timeout` (Int, minutes, 1440; <= -1 is infinite),
+///   `tracked_lifecycle_events` (array of "launch", "wake", "sleep"; all three), `data_target`
+///   ("lifecycleEventsOnly" | "allEvents"; "lifecycleEventsOnly"): the reference settings, in ``defaults``.
+/// - `version_source` ("executable" | "unit_file" | "environment:NAME" | "none"; "executable"):
+///   ``defaultVersionSource``.
+/// - `watch` (array of patterns or rule objects; empty): ``watch``, the units lifecycled tracks, each rule able to
+///   override the five settings above.
+/// - `state_directory` (absolute path; "/var/lib/lifecycled"), `bus` ("system" | "user"; "system"), `time_zone`
+///   (IANA name; nil = the machine's zone), `log_level` (trace … critical; info).
+///
+/// The value is pure: it never reads files, the clock or the machine's time zone. Loading and validating a file is
+/// the job of `LifecycleStorage.ConfigLoader`.
+public struct LifecycleConfiguration: Sendable, Equatable {
+    /// The state directory when the configuration names none.
+    public static let defaultStateDirectory = "/var/lib/lifecycled"
+
+    /// The reference settings for every watched unit that its rule does not override.
+    public var defaults: LifecycleSettings
+    /// The version source for every watched unit that its rule does not override.
+    public var defaultVersionSource: VersionSource
+    /// The watched units, in file order; the first rule whose pattern matches a unit is that unit's rule.
+    public var watch: [WatchRule]
+    /// Where the per-unit state files live (in its `units/` subdirectory).
+    public var stateDirectory: String
+    /// The bus whose systemd manager is watched.
+    public var bus: BusKind
+    /// The IANA time zone for the local-calendar data points; nil means the machine's zone, which the daemon reads.
+    public var timeZone: String?
+    /// The least severe message that is logged.
+    public var logLevel: LogLevel
+
+    /// Creates a configuration; every argument left out takes its documented default.
+    public init(
+        defaults: LifecycleSettings = LifecycleSettings(),
+        defaultVersionSource: VersionSource = .executable,
+        watch: [WatchRule] = [],
+        stateDirectory: String = LifecycleConfiguration.defaultStateDirectory,
+        bus: BusKind = .system,
+        timeZone: String? = nil,
+        logLevel: LogLevel = .info
+    ) {
+        self.defaults = defaults
+        self.defaultVersionSource = defaultVersionSource
+        self.watch = watch
+        self.stateDirectory = stateDirectory
+        self.bus = bus
+        self.timeZone = timeZone
+        self.logLevel = logLevel
+    }
+
+    /// The rule that governs `unit`: the first rule, in file order, whose pattern matches the unit's name.
+    ///
+    /// First match wins (like udev rules and `.network` files), so put specific patterns before broad ones.
+    /// - Parameter unit: a unit name such as `nginx.service`.
+    /// - Returns: the rule, or nil when the unit is not watched.
+    public func rule(for unit: String) -> WatchRule? {
+        watch.first { $0.pattern.matches(unit) }
+    }
+
+    /// True when some pattern of ``watch`` matches `unit`.
+    public func isWatched(_ unit: String) -> Bool {
+        rule(for: unit) != nil
+    }
+
+    /// The reference settings for `unit`: ``defaults`` with the matching rule's overrides applied.
+    ///
+    /// An unwatched unit gets the defaults, so manual events for it follow the configuration-wide settings.
+    public func settings(for unit: String) -> LifecycleSettings {
+        rule(for: unit)?.settings(overriding: defaults) ?? defaults
+    }
+
+    /// Where the version of `unit` comes from: the matching rule's override, else ``defaultVersionSource``.
+    public func versionSource(for unit: String) -> VersionSource {
+        rule(for: unit)?.versionSource ?? defaultVersionSource
+    }
+
+    /// The watch patterns as written, in file order, e.g. for systemd's `ListUnitsByPatterns`.
+    public var patterns: [String] {
+        watch.map(\.pattern.text)
+    }
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One JSON state file per unit: `<directory>/units/<unit>.json`.
+///
+/// - Files are pretty-printed with sorted keys, so the same record always gives the same bytes.
+/// - ``save(_:)`` replaces a file atomically and durably (see `AtomicFile`); a reader never sees half a file.
+/// - A file that cannot be parsed is renamed to `<unit>.json.corrupt-<UTC time>` and reported as a
+///   ``StateStoreWarning``; the unit starts fresh and nothing else is touched.
+/// - A file whose `schema_version` is newer than this build's is refused with
+///   ``StateStoreError/unsupportedVersion(path:key:found:supported:)`` by both loading and saving, so a downgrade
+///   never destroys newer data.
+/// - Loading deletes temporary files left by an interrupted save.
+/// - Unit names are validated before they become file names, so no name can reach outside the directory.
+///
+/// Threading: the value is immutable and `Sendable`, but a directory must have a single writer (the daemon), since
+/// loading deletes temporary files that a concurrent save may be about to rename. Readers such as `lifecyclectl`
+/// open the store read-only: then nothing is deleted, renamed or written.
+public struct StateStore: Sendable {
+    /// The default state directory, `/var/lib/lifecycled`, which the unit file's `StateDirectory=lifecycled` creates.
+    public static let defaultDirectory = LifecycleConfiguration.defaultStateDirectory
+    /// State files are made readable by everyone (like systemd's own state files) so that an unprivileged
+    /// `lifecyclectl status` works; they hold counters, nothing secret.
+    static let fileMode: mode_t = 0o644
+    /// State files larger than this are treated as corrupt: a real record is about one kilobyte.
+    static let maximumFileSize = 1 << 20
+
+    /// The state directory; the files are in its `units` subdirectory.
+    public let directory: String
+    /// True when the store must not change anything on disk.
+    public let isReadOnly: Bool
+    private let clock: @Sendable () -> Date
+
+    /// Opens the store of `directory`. Nothing is read or created until it is used.
+    ///
+    /// - Parameters:
+    ///   - directory: the state directory, e.g. `/var/lib/lifecycled`.
+    ///   - readOnly: true for readers that must leave the files alone (corrupt files stay in place, saves fail).
+    ///   - clock: the wall clock, read only to name moved-aside files.
+    public init(
+        directory: String = StateStore.defaultDirectory,
+        readOnly: Bool = false,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.directory = directory
+        self.isReadOnly = readOnly
+        self.clock = clock
+    }
+
+    /// The directory that holds the state files.
+    public var unitsDirectory: String { directory + "/units" }
+
+    /// Checks that `unit` can name a state file.
+    ///
+    /// - Throws: ``StateStoreError/invalidUnitName(_:reason:)`` for an empty name, `.`, `..`, a name with `/`, a
+    ///   leading `.` or a control character, or a name too long for its file names.
+    public static func validateUnitName(_ unit: String) throws(StateStoreError) {
+        if let reason = UnitFileName.invalidityReason(unit) { throw .invalidUnitName(unit, reason: reason) }
+    }
+
+    /// The path of the state file of `unit`.
+    ///
+    /// - Throws: ``StateStoreError/invalidUnitName(_:reason:)``.
+    public func path(forUnit unit: String) throws(StateStoreError) -> String {
+        try Self.validateUnitName(unit)
+        return unitsDirectory + "/" + UnitFileName.stateFile(of: unit)
+    }
+
+    /// Writes `record` to its unit's file, atomically and durably, creating the directories when needed.
+    ///
+    /// - Throws: ``StateStoreError/unsupportedVersion(path:key:found:supported:)`` when the existing file comes from
+    ///   a newer lifecycled (it is left untouched), ``StateStoreError/io(path:operation:errno:)`` naming the path and
+    ///   `errno` of the failed step (the temporary file is removed), or an invalid-name or read-only error.
+    public func save(_ record: UnitRecord) throws(StateStoreError) {
+        let path = try path(forUnit: record.unit)
+        if isReadOnly { throw .readOnly(path: path) }
+        for directory in [directory, unitsDirectory] {
+            do {
+                try Posix.makeDirectory(directory, mode: 0o755)
+            } catch {
+                throw .io(path: directory, operation: "create directory", errno: error.errno)
+            }
+        }
+        let directoryFD: CInt
+        do {
+            directoryFD = try Posix.openFile(unitsDirectory, flags: O_RDONLY | O_DIRECTORY)
+        } catch {
+            throw .io(path: unitsDirectory, operation: "open directory", errno: error.errno)
+        }
+        defer { Posix.closeIgnoringErrors(directoryFD) }
+
+        // A file from a newer lifecycled must survive a downgrade; a corrupt one may be replaced.
+        if case .bytes(let existing) = try readFile(path),
+            case .success(let document) = StateFileDecoder.parse(existing)
+        {
+            try StateFileDecoder.checkVersions(document, path: path)
+        }
+        let bytes = try Self.encode(record)
+        do {
+            try AtomicFile.write(
+                bytes,
+                to: UnitFileName.stateFile(of: record.unit),
+                in: directoryFD,
+                mode: Self.fileMode
+            )
+        } catch {
+            throw .io(path: path, operation: error.step.rawValue, errno: error.error.errno)
+        }
+    }
+
+    /// The record of `unit`, or nil when the unit has no state yet.
+    ///
+    /// A file that cannot be parsed is moved aside (left in place when read-only), reported in `warnings`, and the
+    /// unit starts fresh (nil). Temporary files of the unit left by an interrupted save are deleted and reported.
+    ///
+    /// - Throws: ``StateStoreError/unsupportedVersion(path:key:found:supported:)`` for a file from a newer
+    ///   lifecycled, ``StateStoreError/io(path:operation:errno:)`` when the file cannot be read or moved aside.
+    public func load(unit: String, warnings: inout [StateStoreWarning]) throws(StateStoreError) -> UnitRecord? {
+        try Self.validateUnitName(unit)
+        let entries = try listUnitsDirectory()
+        let stateFile = UnitFileName.stateFile(of: unit)
+        for entry in entries where AtomicFile.temporaryTarget(of: entry) == stateFile {
+            removeTemporaryFile(entry, warnings: &warnings)
+        }
+        return try loadRecord(unit: unit, warnings: &warnings)
+    }
+
+    /// Everything ``loadAll()`` found: the records, sorted by unit name, and what was noticed on the way.
+    public struct Contents: Sendable, Equatable {
+        /// The records that could be read, sorted by unit name.
+        public var records: [UnitRecord]
+        /// Corrupt files moved aside, temporary files removed, stray files ignored.
+        public var warnings: [StateStoreWarning]
+
+        /// Creates contents, e.g. for a test double of the store.
+        public init(records: [UnitRecord], warnings: [StateStoreWarning]) {
+            self.records = records
+            self.warnings = warnings
+        }
+    }
+
+    /// Loads the records of every unit that has a state file, as the daemon does on start.
+    ///
+    /// - Returns: the records and the warnings; a missing directory gives no records.
+    /// - Throws: ``StateStoreError/unsupportedVersion(path:key:found:supported:)`` when any file comes from a newer
+    ///   lifecycled (the daemon must not start and later overwrite it), or an I/O error.
+    public func loadAll() throws(StateStoreError) -> Contents {
+        var warnings: [StateStoreWarning] = []
+        var records: [UnitRecord] = []
+        let entries = try listUnitsDirectory().sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        for entry in entries where AtomicFile.temporaryTarget(of: entry) != nil {
+            removeTemporaryFile(entry, warnings: &warnings)
+        }
+        for entry in entries {
+            guard let unit = UnitFileName.unit(ofStateFile: entry) else { continue }
+            let path = unitsDirectory + "/" + entry
+            if let reason = UnitFileName.invalidityReason(unit) {
+                warnings.append(StateStoreWarning(path: path, unit: nil, action: .ignored, reason: reason))
+                continue
+            }
+            if let record = try loadRecord(unit: unit, warnings: &warnings) { records.append(record) }
+        }
+        // File-name order is not unit-name order ("a-b.json" sorts before "a.json"), so sort by the unit itself.
+        records.sort { Array($0.unit.utf8).lexicographicallyPrecedes(Array($1.unit.utf8)) }
+        return Contents(records: records, warnings: warnings)
+    }
+
+    // MARK: - Internals
+
+    static func encode(_ record: UnitRecord) throws(StateStoreError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return Array(try encoder.encode(record)) + [UInt8(ascii: "\n")]
+        } catch {
+            throw .encodingFailed(unit: record.unit, reason: "\(error)")
+        }
+    }
+
+    private func loadRecord(unit: String, warnings: inout [StateStoreWarning]) throws(StateStoreError) -> UnitRecord? {
+        let path = unitsDirectory + "/" + UnitFileName.stateFile(of: unit)
+        let bytes: [UInt8]
+        switch try readFile(path) {
+        case .missing:
+            return nil
+        case .tooLarge:
+            return try setAside(unit: unit, reason: "larger than \(Self.maximumFileSize) bytes", warnings: &warnings)
+        case .bytes(let contents):
+            bytes = contents
+        }
+        switch try StateFileDecoder.decode(bytes, unit: unit, path: path) {
+        case .record(let record):
+            return record
+        case .corrupt(let reason):
+            return try setAside(unit: unit, reason: reason, warnings: &warnings)
+        }
+    }
+
+    /// Moves a corrupt file out of the way (or leaves it when read-only) and records why; always returns nil, the
+    /// fresh state of the unit.
+    private func setAside(unit: String, reason: String, warnings: inout [StateStoreWarning]) throws(StateStoreError)
+        -> UnitRecord?
+    {
+        let name = UnitFileName.stateFile(of: unit)
+        let path = unitsDirectory + "/" + name
+        guard !isReadOnly else {
+            warnings.append(StateStoreWarning(path: path, unit: unit, action: .leftInPlace, reason: reason))
+            return nil
+        }
+        let stamp = Self.timestamp(clock())
+        var attempt = 1
+        var destination = UnitFileName.corruptFile(of: unit, stamp: stamp, attempt: attempt)
+        do {
+            while try Posix.status(unitsDirectory + "/" + destination) != nil {
+                attempt += 1
+                destination = UnitFileName.corruptFile(of: unit, stamp: stamp, attempt: attempt)
+            }
+            let directoryFD = try Posix.openFile(unitsDirectory, flags: O_RDONLY | O_DIRECTORY)
+            defer { Posix.closeIgnoringErrors(directoryFD) }
+            try Posix.renameFile(name, to: destination, in: directoryFD)
+            try Posix.sync(directoryFD)
+        } catch {
+            throw .io(path: path, operation: "move aside (\(error.call))", errno: error.errno)
+        }
+        let destinationPath = unitsDirectory + "/" + destination
+        warnings.append(
+            StateStoreWarning(path: path, unit: unit, action: .movedAside(to: destinationPath), reason: reason)
+        )
+        return nil
+    }
+}

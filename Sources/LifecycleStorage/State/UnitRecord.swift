@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+/// What a unit's state file holds: the engine's state plus the bookkeeping of the daemon around it.
+///
+/// This is the file's own type, kept apart from ``UnitState`` so that the file format can be migrated without
+/// touching the engine. The coded form (keys sorted when written):
+///
+/// ```json
+/// {
+///   "invocation_id" : "0123456789abcdef0123456789abcdef",
+///   "schema_version" : 1,
+///   "sequence" : 12,
+///   "state" : { "schema_version" : 1, "count_launch" : 3, ... },
+///   "unit" : "nginx.service"
+/// }
+/// ```
+public struct UnitRecord: Sendable, Equatable, Codable {
+    /// The version of the record's coded form written by this build. Files with a larger version are refused.
+    public static let currentSchemaVersion = 1
+
+    /// The unit's full name, e.g. `nginx.service`; it also names the file.
+    public var unit: String
+    /// The engine's persisted state of the unit.
+    public var state: UnitState
+    /// The systemd `InvocationID` of the unit's current or last run, nil before the first run was seen.
+    public var invocationID: String?
+    /// The number of the unit's last dispatch. Saved before the dispatch is sent, so after a crash a re-sent dispatch
+    /// carries the same number and can be recognised as a duplicate.
+    public var sequence: UInt64
+
+    /// Creates a record; a unit that was never seen starts with an empty state and sequence 0.
+    public init(unit: String, state: UnitState = UnitState(), invocationID: String? = nil, sequence: UInt64 = 0) {
+        self.unit = unit
+        self.state = state
+        self.invocationID = invocationID
+        self.sequence = sequence
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion = "schema_version"
+        case unit
+        case state
+        case invocationID = "invocation_id"
+        case sequence
+    }
+
+    /// Decodes a record whose `schema_version` the caller has already checked to be at most
+    /// ``currentSchemaVersion`` (older versions would be migrated here).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        _ = try container.decode(Int.self, forKey: .schemaVersion)
+        unit = try container.decode(String.self, forKey: .unit)
+        state = try container.decode(UnitState.self, forKey: .state)
+        invocationID = try container.decodeIfPresent(String.self, forKey: .invocationID)
+        sequence = try container.decode(UInt64.self, forKey: .sequence)
+    }
+
+    /// Encodes the record in the current schema version; a record is always written in the newest form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.currentSchemaVersion, forKey: .schemaVersion)
+        try container.encode(unit, forKey: .unit)
+        try container.encode(state, forKey: .state)
+        try container.encodeIfPresent(invocationID, forKey: .invocationID)
+        try container.encode(sequence, forKey: .sequence)
+    }
+}
