@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Measures the engine on its own, and writes histories for measuring `lifecyclectl replay`.
+// Usage: lifecycle-bench engine [EVENTS] | lifecycle-bench generate [EVENTS]
+
+import Foundation
+import LifecycleEngine
+
+/// A deterministic history over `units` units: each unit cycles launch, sleep, wake, sleep, custom event, with a new
+/// version every 50 cycles and a crash (a launch in a new run without a sleep) every 7 cycles.
+struct History: Sequence, IteratorProtocol {
+    enum Step { case launch(version: String, newRun: Bool), wake, sleep, custom }
+
+    let count: Int
+    let units: Int
+    private var index = 0
+
+    init(count: Int, units: Int = 1_000) {
+        self.count = count
+        self.units = units
+    }
+
+    mutating func next() -> (unit: Int, time: Milliseconds, step: Step)? {
+        guard index < count else { return nil }
+        defer { index += 1 }
+        let unit = index % units
+        let round = index / units
+        let cycle = round / 5
+        let time = 1_772_359_200_000 + Milliseconds(round) * 90_000 + Milliseconds(unit)
+        let version = "1.\(cycle / 50)"
+        switch round % 5 {
+        case 0: return (unit, time, .launch(version: version, newRun: true))
+        case 1: return (unit, time, cycle % 7 == 6 ? .launch(version: version, newRun: true) : .sleep)
+        case 2: return (unit, time, cycle % 7 == 6 ? .sleep : .wake)
+        case 3: return (unit, time, cycle % 7 == 6 ? .custom : .sleep)
+        default: return (unit, time, .custom)
+        }
+    }
+}
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func peakResidentMegabytes() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
+func benchEngine(events: Int) {
+    let settings = LifecycleSettings(autotrackingEnabled: false, dataTarget: .allEvents)
+    let engine = LifecycleEngine(settings: settings, calendar: LocalCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!))
+    var states = [UnitState](repeating: UnitState(), count: 1_000)
+    var dispatched = 0
+    var refused = 0
+    var checksum: Int64 = 0
+    let start = now()
+    for (unit, time, step) in History(count: events) {
+        let result: Result<Dispatch?, LifecycleError>
+        switch step {
+        case .launch(let version, let newRun):
+            if newRun { states[unit].hasLaunchedInRun = false }
+            result = engine.track(.launch, at: time, state: &states[unit], version: version)
+        case .wake: result = engine.track(.wake, at: time, state: &states[unit])
+        case .sleep: result = engine.track(.sleep, at: time, state: &states[unit])
+        case .custom: result = .success(engine.trackCustom("custom", at: time, state: states[unit]))
+        }
+        switch result {
+        case .success(let dispatch?):
+            dispatched += 1
+            checksum &+= Int64(dispatch.lifecycle?.totalWakeCount ?? 0)
+        case .success(nil): break
+        case .failure: refused += 1
+        }
+    }
+    let seconds = now() - start
+    print("engine: \(events) events in \(String(format: "%.3f", seconds)) s = \(Int(Double(events) / seconds)) events/s "
+        + "(\(dispatched) dispatched, \(refused) refused, checksum \(checksum)); peak RSS \(String(format: "%.1f", peakResidentMegabytes())) MB")
+}
+
+func generate(events: Int) {
+    var out = JSONWriter(reservingCapacity: 1 << 17)
+    for (unit, time, step) in History(count: events) {
+        out.raw("{\"unit\":\"bench-")
+        out.integer(Int64(unit))
+        out.raw(".service\",\"time\":")
+        out.integer(time)
+        switch step {
+        case .launch(let version, let newRun):
+            out.raw(",\"event\":\"launch\",\"version\":")
+            out.string(version)
+            if newRun { out.raw(",\"new_process\":true") }
+        case .wake: out.raw(",\"event\":\"wake\"")
+        case .sleep: out.raw(",\"event\":\"sleep\"")
+        case .custom: out.raw(",\"event\":\"custom\",\"data\":{\"k\":\"v\"}")
+        }
+        out.raw("}\n")
+        if out.bytes.count > 1 << 16 {
+            FileHandle.standardOutput.write(Data(out.bytes))
+            out.removeAll()
+        }
+    }
+    FileHandle.standardOutput.write(Data(out.bytes))
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+let events = arguments.dropFirst().first.flatMap(Int.init) ?? 1_000_000
+switch arguments.first {
+case "engine": benchEngine(events: events)
+case "generate": generate(events: events)
+default:
+    FileHandle.standardError.write(Data("usage: lifecycle-bench engine|generate [EVENTS]\n".utf8))
+    exit(64)
+}
