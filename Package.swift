@@ -15,6 +15,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Pure: the reference lifecycle semantics, the autotracker, JSON and replay. No I/O, no clock.
@@ -51,6 +52,31 @@ let package = Package(
         .testTarget(
             name: "LifecycleStorageTests",
             dependencies: ["LifecycleStorage"],
+            swiftSettings: strictSettings
+        ),
+        // libsystemd's headers; LifecycleSystemd is the only module that imports it.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // sd-bus (unit source), sd-journal and sd-daemon adapters.
+        .target(
+            name: "LifecycleSystemd",
+            dependencies: [
+                "LifecycleEngine",
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LifecycleSystemdTests",
+            dependencies: [
+                "LifecycleSystemd",
+                "LifecycleEngine",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import CSystemd
+import Dispatch
+import Glibc
+import Synchronization
+
+/// A dedicated thread that drives sd-bus connections and is also a Swift `SerialExecutor`.
+///
+/// sd-bus objects are "thread-agnostic": one thread at a time may touch a bus and its messages and slots
+/// (`sd-bus(3)`, NOTES). Confining every sd-bus call to this one thread meets that rule by construction:
+/// - an actor that uses a bus declares `unownedExecutor` to be this thread, so each of its isolated methods runs here;
+/// - sd-bus invokes match, object and reply callbacks from `sd_bus_process` on this thread, so they can enter such an
+///   actor with `assumeIsolated`.
+///
+/// The thread runs its own `poll(2)` loop rather than `sd_event`: besides the buses it only waits for an `eventfd`
+/// that other threads write when they enqueue a job. Timers are Swift's (`Task.sleep`), Unix signals belong to the
+/// service group and the watchdog to its own service, so `sd_event` would add a second object with its own thread
+/// rules and nothing else; and a plain loop sees `sd_bus_process`'s error directly, which is how a lost connection is
+/// detected (with `sd_bus_attach_event` it would surface only as the synthetic `Disconnected` signal).
+///
+/// Nothing on this thread may block: slow consumers get their data through `AsyncStream`s.
+///
+/// Lifetime: the thread keeps itself alive until ``shutdown()`` (``SystemdUnitSource/stop()`` and
+/// ``SystemdBus/close()`` call it). Every connection is closed by then, so a job that arrives later (a method called
+/// after `stop()`) runs on a serial fallback queue and finds no bus: it fails with `ENOTCONN` instead of hanging.
+public final class BusThread: SerialExecutor, @unchecked Sendable {
+    private struct Shared {
+        var jobs: [UnownedJob] = []
+        var isShutdownRequested = false
+        var isTerminated = false
+        var terminationWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// A name for diagnostics.
+    public let name: String
+    private let shared = Mutex(Shared())
+    /// The eventfd that wakes `poll(2)` when a job is enqueued or shutdown is requested.
+    private let wakeFD: Int32
+    /// `pthread_self()` of the loop thread, 0 until it has started.
+    private let threadID = Atomic<UInt>(0)
+    /// The open connections to poll. Touched only on the loop thread, hence `@unchecked Sendable`.
+    private var connections: [BusConnection] = []
+    /// Runs, one at a time, the jobs that arrive after the loop has ended.
+    private let afterShutdown: DispatchQueue
+
+    /// Starts a new bus thread.
+    ///
+    /// - Parameter name: A name for diagnostics.
+    /// - Throws: ``SystemdError`` if the eventfd or the thread cannot be created.
+    public init(name: String = "sd-bus") throws(SystemdError) {
+        self.name = name
+        self.afterShutdown = DispatchQueue(label: "\(name).after-shutdown")
+        let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        try check(fd < 0 ? -Glibc.errno : 0, "create the bus thread's eventfd")
+        self.wakeFD = fd
+        // The thread owns one reference to self while it runs; it is released when the loop returns.
+        let retained = Unmanaged.passRetained(self)
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { raw in
+            let busThread = Unmanaged<BusThread>.fromOpaque(raw!).takeRetainedValue()
+            busThread.runLoop()
+            return nil
+        }, retained.toOpaque())
+        if rc != 0 {
+            retained.release()
+            close(fd)
+            throw SystemdError(errno: rc, operation: "start the bus thread")
+        }
+        pthread_detach(thread)
+    }
+
+    deinit {
+        close(wakeFD)
+    }
+
+    // MARK: SerialExecutor
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let unownedJob = UnownedJob(job)
+        let accepted = shared.withLock { state -> Bool in
+            guard !state.isTerminated else { return false }
+            state.jobs.append(unownedJob)
+            return true
+        }
+        guard accepted else {
+            let executor = asUnownedSerialExecutor()
+            afterShutdown.async { unownedJob.runSynchronously(on: executor) }
+            return
+        }
+        wake()
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Lets `assumeIsolated` succeed in sd-bus callbacks, which run on this thread but outside any executor job.
+    public func checkIsolated() {
+        precondition(isCurrent, "sd-bus was used off its bus thread '\(name)'")
+    }
+
+    public func isIsolatingCurrentContext() -> Bool? {
+        isCurrent
+    }
+
+    /// Whether the caller runs on this bus thread.
+    public var isCurrent: Bool {
+        let id = threadID.load(ordering: .acquiring)
+        return id != 0 && pthread_equal(pthread_self(), pthread_t(id)) != 0
+    }
+
+    // MARK: Shutdown
+
+    /// Asks the loop to finish and waits until the thread has ended.
+    ///
+    /// Jobs already enqueued still run. Connections still open are closed (flushed first). Call it from outside the
+    /// bus thread, after everything that runs on it has finished.
+    public func shutdown() async {
+        precondition(!isCurrent, "BusThread.shutdown() must not be awaited on the bus thread itself")
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isTerminated = shared.withLock { state -> Bool in
+                if state.isTerminated { return true }
+                state.isShutdownRequested = true
+                state.terminationWaiters.append(continuation)
+                return false
+            }
+            if isTerminated { continuation.resume() } else { wake() }
+        }
+    }
+
+    /// Whether the loop thread has ended.
+    public var isTerminated: Bool {
+        shared.withLock { $0.isTerminated }
+    }
+
+    // MARK: Connections (bus thread only)
+
+    func attach(_ connection: BusConnection) {
+        checkIsolated()
+        connections.append(connection)
+    }
+
+    func detach(_ connection: BusConnection) {
+        checkIsolated()
+        connections.removeAll { $0 === connection }
+    }
+
+    // MARK: Loop
+
+    private func wake() {
+        var one: UInt64 = 1
+        // EAGAIN means the counter is already non-zero: the loop is awake anyway.
+        _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, 8) }
+    }
+
+    private func runLoop() {
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
+        var pollFDs: [pollfd] = []
+        while true {
+            var didWork = runPendingJobs()
+            didWork = processConnections() || didWork
+            if didWork { continue }
+            if finishIfShutdownRequested() { return }
+            waitForEvents(&pollFDs)
+        }
+    }
+
+    /// Runs the jobs queued so far; returns whether there were any.
+    private func runPendingJobs() -> Bool {
+        let batch = shared.withLock { state -> [UnownedJob] in
+            let batch = state.jobs
+            state.jobs.removeAll(keepingCapacity: true)
+            return batch
+        }
+        for job in batch {
+            job.runSynchronously(on: asUnownedSerialExecutor())
+        }
+        return !batch.isEmpty
+    }
+
+    /// Dispatches at most one message per connection, so jobs interleave with bursts of signals.
+    private func processConnections() -> Bool {
+        var didWork = false
+        for connection in connections {
+            guard let bus = connection.bus else { continue }
+            do throws(SystemdError) {
+                // Wraps sd_bus_process(3): > 0 a message was handled, 0 nothing to do, < 0 the connection is gone.
+                if try check(sd_bus_process(bus, nil), "process messages on the \(connection.address)") > 0 {
+                    didWork = true
+                }
+            } catch {
+                connectionFailed(connection, error)
+                didWork = true
+            }
+        }
+        return didWork
+    }
+
+    private func connectionFailed(_ connection: BusConnection, _ error: SystemdError) {
+        detach(connection)
+        connection.markFailed(error)
+    }
+
+    private func finishIfShutdownRequested() -> Bool {
+        let waiters = shared.withLock { state -> [CheckedContinuation<Void, Never>]? in
+            guard state.isShutdownRequested, state.jobs.isEmpty else { return nil }
+            state.isTerminated = true
+            defer { state.terminationWaiters.removeAll() }
+            return state.terminationWaiters
+        }
+        guard let waiters else { return false }
+        for connection in connections {
+            connection.close()
+        }
+        connections.removeAll()
+        threadID.store(0, ordering: .releasing)
+        for waiter in waiters {
+            waiter.resume()
+        }
+        return true
+    }
+
+    /// Waits in `poll(2)` for the eventfd and every bus's fd, events and timeout.
+    private func waitForEvents(_ pollFDs: inout [pollfd]) {
+        pollFDs.removeAll(keepingCapacity: true)
+        pollFDs.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+        var timeoutMilliseconds: Int32 = -1
+        for connection in connections {
+            guard let bus = connection.bus else { continue }
+            do throws(SystemdError) {
+                // Wraps sd_bus_get_fd(3), sd_bus_get_events(3) and sd_bus_get_timeout(3). The events include POLLOUT
+                // while writes are queued, which a plain read source on the fd would miss.
+                let fd = try check(sd_bus_get_fd(bus), "get the fd of the \(connection.address)")
+                let events = try check(sd_bus_get_events(bus), "get the poll events of the \(connection.address)")
+                var until: UInt64 = 0
+                try check(sd_bus_get_timeout(bus, &until), "get the timeout of the \(connection.address)")
+                pollFDs.append(pollfd(fd: fd, events: Int16(truncatingIfNeeded: events), revents: 0))
+                if until != .max {
+                    let wait = Self.milliseconds(until: until, now: Self.monotonicMicroseconds())
+                    timeoutMilliseconds = timeoutMilliseconds < 0 ? wait : min(timeoutMilliseconds, wait)
+                }
+            } catch {
+                connectionFailed(connection, error)
+                return
+            }
+        }
+        let r = poll(&pollFDs, nfds_t(pollFDs.count), timeoutMilliseconds)
+        if r < 0 {
+            let code = Glibc.errno
+            // Anything but EINTR means the fd array is wrong: a bug, not a runtime condition.
+            precondition(code == EINTR, "poll(2) failed on bus thread '\(name)': \(String(cString: strerror(code)))")
+            return
+        }
+        if pollFDs[0].revents & Int16(POLLIN) != 0 {
+            var counter: UInt64 = 0
+            _ = withUnsafeMutableBytes(of: &counter) { read(wakeFD, $0.baseAddress, 8) }
+        }
+    }
+
+    /// `sd_bus_get_timeout` gives an absolute CLOCK_MONOTONIC time in µs; poll wants relative milliseconds, rounded
+    /// up so the loop does not wake early and spin (`sd_bus_get_fd(3)`).
+    static func milliseconds(until deadline: UInt64, now: UInt64) -> Int32 {
+        guard deadline > now else { return 0 }
+        let remaining = deadline - now
+        return Int32(clamping: remaining / 1000 + (remaining % 1000 == 0 ? 0 : 1))
+    }
+
+    static func monotonicMicroseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+    }
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// One entry of `ListUnits*`'s `a(ssssssouso)` reply.
+struct ListedUnit: Sendable, Hashable {
+    var name: String
+    var loadState: String
+    var activeState: String
+    var subState: String
+    var path: String
+
+    /// Reads the whole `a(ssssssouso)`: (id, description, load state, active state, sub state, following, unit
+    /// path, job id, job type, job path).
+    static func readList(from message: BusMessage) throws(SystemdError) -> [ListedUnit] {
+        try message.readArray("(ssssssouso)") { array throws(SystemdError) in
+            try array.readContainer(.structure, "ssssssouso") { entry throws(SystemdError) in
+                let name = try entry.readString()
+                _ = try entry.readString()
+                let loadState = try entry.readString()
+                let activeState = try entry.readString()
+                let subState = try entry.readString()
+                _ = try entry.readString()
+                let path = try entry.readObjectPath()
+                try entry.skip("uso")
+                return ListedUnit(
+                    name: name, loadState: loadState, activeState: activeState, subState: subState, path: path
+                )
+            }
+        }
+    }
+
+    /// Whether the unit is really there: `ListUnitsByPatterns` also returns units that are only referenced
+    /// (`not-found`), and reading their properties would load them.
+    var isLoaded: Bool {
+        loadState != "not-found"
+    }
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Logging
+
+extension SystemdUnitSource {
+    /// Handles one matched signal, on the bus thread, inside `sd_bus_process`.
+    func handleSignal(_ message: BusMessage) {
+        guard !isStopped else { return }
+        do throws(SystemdError) {
+            switch (message.interface, message.member) {
+            case (SystemdNames.propertiesInterface, "PropertiesChanged"):
+                try propertiesChanged(message)
+            case (SystemdNames.managerInterface, "UnitRemoved"):
+                let name = try message.readString()
+                guard patterns.matches(name) else { return }
+                units[name] = nil
+                deliver(.removed(name), about: name)
+            case (SystemdNames.managerInterface, "JobRemoved"):
+                let jobID = try UInt32(from: message)
+                _ = try message.readObjectPath()
+                let name = try message.readString()
+                let result = try message.readString()
+                guard patterns.matches(name) else { return }
+                deliver(.jobRemoved(unit: name, jobID: jobID, result: result), about: name)
+            case (SystemdNames.managerInterface, "Reloading"):
+                let isReloading = try Bool(from: message)
+                deliver(.reloading(isReloading), about: nil)
+                if !isReloading {
+                    // Units were re-announced; a fresh listing replaces whatever was missed or doubled.
+                    requestResync()
+                }
+            case (SystemdNames.dbusInterface, "NameOwnerChanged"):
+                try nameOwnerChanged(message)
+            default:
+                break
+            }
+        } catch {
+            logger.warning("Failed to parse a signal", metadata: [
+                "member": "\(message.member ?? "?")", "path": "\(message.path ?? "?")", "error": "\(error)",
+            ])
+        }
+    }
+
+    /// `PropertiesChanged(s interface, a{sv} changed, as invalidated)` of a unit object.
+    ///
+    /// The type interface's signal (`.Service`: `Result`, `NRestarts`, `ExecMain*`) is remembered; the `.Unit` one
+    /// that follows produces the snapshot.
+    private func propertiesChanged(_ message: BusMessage) throws(SystemdError) {
+        guard let path = message.path,
+              let name = BusObjectPath(path).decode(prefix: SystemdNames.unitPathPrefix),
+              patterns.matches(name)
+        else { return }
+        let interface = try message.readString()
+        var watched = units[name] ?? WatchedUnit()
+        if interface == SystemdNames.unitInterface {
+            try watched.unit.merge(from: message)
+        } else if interface.hasPrefix("org.freedesktop.systemd1.") {
+            try watched.type.merge(from: message)
+        } else {
+            return
+        }
+        units[name] = watched
+        resync?.touched.insert(name)
+        if interface == SystemdNames.unitInterface, let snapshot = watched.snapshot(name: name) {
+            deliver(.changed(snapshot), about: name)
+        }
+    }
+
+    /// `NameOwnerChanged(s name, s old_owner, s new_owner)` for `org.freedesktop.systemd1`.
+    ///
+    /// PID 1 re-registers on the bus after the bus daemon restarts or when it hits a bus limit, and forgets every
+    /// `Subscribe()` when it does: subscribe again and resync once it has a new owner.
+    private func nameOwnerChanged(_ message: BusMessage) throws(SystemdError) {
+        let name = try message.readString()
+        let oldOwner = try message.readString()
+        let newOwner = try message.readString()
+        guard name == SystemdNames.busName else { return }
+        logger.notice(
+            "systemd's bus name changed owner", metadata: ["old_owner": "\(oldOwner)", "new_owner": "\(newOwner)"]
+        )
+        if !newOwner.isEmpty {
+            requestResync()
+        }
+    }
+}

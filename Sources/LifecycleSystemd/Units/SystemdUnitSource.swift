@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Glibc
+import LifecycleEngine
+import Logging
+
+/// Watches systemd units over D-Bus and reports their states as ``UnitSourceEvent``s.
+///
+/// The source owns one private bus connection on its own ``BusThread``; the actor's executor is that thread, so every
+/// sd-bus call and every signal handler runs there, one at a time, and nothing in it blocks. Consumers read
+/// ``events`` from any task.
+///
+/// Connecting follows the order that leaves no gap:
+/// 1. add the matches (`PropertiesChanged` of units, the manager's `UnitRemoved`, `JobRemoved`, `Reloading`, and
+///    `NameOwnerChanged` of `org.freedesktop.systemd1`);
+/// 2. `Subscribe()`, without which PID 1 sends no unit signals (`AlreadySubscribed` counts as success);
+/// 3. `ListUnitsByPatterns([], patterns)`, skip `not-found` units, and `GetAll` the `.Unit` and type interfaces of
+///    each listed unit; then send ``UnitSourceEvent/initial(_:)``.
+///
+/// It never reads the properties of a unit it has not seen loaded, and never reacts to `UnitNew`: reading a unit
+/// object loads the unit, which PID 1 announces with `UnitNew` and then garbage-collects, endlessly.
+///
+/// It resyncs (re-subscribes, lists again, sends a new `initial`) after `Reloading(false)` and whenever systemd's
+/// bus name gets a new owner, and reconnects with back-off when the bus connection breaks.
+///
+/// Call ``stop()`` when done: it closes the connection, finishes ``events`` and ends the thread.
+public actor SystemdUnitSource {
+    /// Everything the source learns, in order. Unbounded: the bus thread must never wait for a consumer (a slow
+    /// reader makes the bus daemon drop signals, which is worse than memory).
+    public nonisolated let events: AsyncStream<UnitSourceEvent>
+    /// The thread this actor runs on.
+    public nonisolated let thread: BusThread
+
+    let continuation: AsyncStream<UnitSourceEvent>.Continuation
+    let address: BusAddress
+    let patterns: UnitPatterns
+    let policy: ReconnectPolicy
+    let logger: Logger
+
+    /// The current connection, nil while disconnected.
+    var connection: BusConnection?
+    /// Bumped for each new connection, so callbacks of an old one are ignored.
+    var generation = 0
+    /// Whether the current connection completed its setup; a failure before that is the setup's to report.
+    var isEstablished = false
+    var isStopped = false
+    /// Watched units known to be loaded, by name.
+    var units: [String: WatchedUnit] = [:]
+    /// Set while a resync collects its listing; events are held back until its `initial` is sent.
+    var resync: ResyncState?
+    var resyncCount = 0
+    var isResyncRequested = false
+    var resyncTask: Task<Void, Never>?
+    var reconnectTask: Task<Void, Never>?
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        thread.asUnownedSerialExecutor()
+    }
+
+    /// Creates a source; nothing is connected until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - address: The bus: ``BusAddress/system`` for PID 1, ``BusAddress/user`` for the user manager.
+    ///   - patterns: The unit globs to watch, as `ListUnitsByPatterns` takes them; empty watches every unit.
+    ///   - reconnectPolicy: The back-off between reconnection attempts.
+    ///   - logger: Where connection trouble is reported.
+    /// - Throws: ``SystemdError`` if the bus thread cannot be started.
+    public init(
+        address: BusAddress = .system,
+        patterns: [String],
+        reconnectPolicy: ReconnectPolicy = .standard,
+        logger: Logger
+    ) throws(SystemdError) {
+        self.address = address
+        self.patterns = UnitPatterns(patterns)
+        self.policy = reconnectPolicy
+        self.logger = logger
+        self.thread = try BusThread(name: "sd-bus-units")
+        (events, continuation) = AsyncStream.makeStream(of: UnitSourceEvent.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Connects, subscribes and sends the first ``UnitSourceEvent/initial(_:)``.
+    ///
+    /// - Throws: ``SystemdError`` if the first connection cannot be set up (the source does not retry then; calling
+    ///   `start()` again tries once more), `EALREADY` if it is running, `ESHUTDOWN` after ``stop()``.
+    public func start() async throws(SystemdError) {
+        guard !isStopped else {
+            throw SystemdError(errno: ESHUTDOWN, operation: "start watching units", message: "The source was stopped")
+        }
+        guard connection == nil else {
+            throw SystemdError(errno: EALREADY, operation: "start watching units", message: "The source is running")
+        }
+        try await establish()
+    }
+
+    /// Closes the connection, finishes ``events`` and ends the bus thread. Idempotent.
+    public nonisolated func stop() async {
+        await shutDownOnBusThread()
+        await thread.shutdown()
+    }
+
+    private func shutDownOnBusThread() async {
+        guard !isStopped else { return }
+        isStopped = true
+        let tasks = [reconnectTask, resyncTask].compactMap { $0 }
+        for task in tasks {
+            task.cancel()
+        }
+        // Closing fails the pending calls, which lets the tasks above finish.
+        flushHeldBackEvents()
+        closeConnection()
+        for task in tasks {
+            await task.value
+        }
+        continuation.finish()
+    }
+
+    // MARK: Connection
+
+    /// Opens a connection, adds the matches, subscribes and resyncs.
+    func establish() async throws(SystemdError) {
+        let connection = try BusConnection(address: address, description: "lifecycled-units", thread: thread)
+        generation += 1
+        let generation = self.generation
+        connection.disconnectHandler = { [weak self] error in
+            self?.assumeIsolated { source in source.connectionLost(error, generation: generation) }
+        }
+        self.connection = connection
+        isEstablished = false
+        isResyncRequested = false
+        do throws(SystemdError) {
+            try await addMatches(on: connection)
+            try await synchronize(on: connection)
+            // The connection may have broken after the last reply but before this resumed.
+            if let failure = connection.failure { throw failure }
+            guard generation == self.generation, !isStopped else {
+                throw SystemdError(errno: ECANCELED, operation: "connect to the \(address)", message: "Stopped")
+            }
+        } catch {
+            if self.connection === connection {
+                closeConnection()
+            }
+            throw error
+        }
+        isEstablished = true
+        if isResyncRequested {
+            // systemd changed owner or reloaded while the listing was being read.
+            requestResync()
+        }
+        logger.info("Watching systemd units", metadata: [
+            "bus": "\(address)", "patterns": "\(patterns.patterns)", "units": "\(units.count)",
+        ])
+    }
+
+    func closeConnection() {
+        connection?.close()
+        connection = nil
+        isEstablished = false
+    }
+
+    /// Runs on the bus thread when `sd_bus_process` fails, e.g. `-ECONNRESET` after the bus daemon went away.
+    private func connectionLost(_ error: SystemdError, generation: Int) {
+        guard generation == self.generation, isEstablished, !isStopped else { return }
+        logger.warning("Lost the connection to the bus", metadata: ["bus": "\(address)", "error": "\(error)"])
+        flushHeldBackEvents()
+        closeConnection()
+        continuation.yield(.connectionLost(error))
+        startReconnecting()
+    }
+
+    private func startReconnecting() {
+        guard reconnectTask == nil, !isStopped else { return }
+        reconnectTask = Task { await self.reconnect() }
+    }
+
+    private func reconnect() async {
+        defer { reconnectTask = nil }
+        var failures = 0
+        while !isStopped {
+            do {
+                try await Task.sleep(for: policy.delay(afterFailures: failures))
+            } catch {
+                return
+            }
+            if isStopped { return }
+            do throws(SystemdError) {
+                try await establish()
+                logger.notice("Reconnected to the bus", metadata: ["bus": "\(address)", "attempts": "\(failures + 1)"])
+                return
+            } catch {
+                failures += 1
+                logger.debug("Failed to reconnect", metadata: ["error": "\(error)", "attempts": "\(failures)"])
+            }
+        }
+    }
+
+    // MARK: Output
+
+    /// Sends `event`, or holds it back while a resync is collecting (then `unit` says which unit it is about).
+    func deliver(_ event: UnitSourceEvent, about unit: String?) {
+        if resync != nil {
+            resync?.heldBack.append((unit, event))
+        } else {
+            continuation.yield(event)
+        }
+    }
+
+    /// Sends whatever a resync that will not finish was holding back, so nothing is lost.
+    func flushHeldBackEvents() {
+        guard let pending = resync?.heldBack else { return }
+        resync = nil
+        for (_, event) in pending {
+            continuation.yield(event)
+        }
+    }
+}

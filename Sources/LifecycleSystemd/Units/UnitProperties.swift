@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+/// The `org.freedesktop.systemd1.Unit` properties a snapshot uses, as last seen. Missing ones keep their old value:
+/// systemd sends all of them with every change, but a `GetAll` and a signal are merged the same way.
+struct UnitProperties: Sendable, Hashable {
+    var activeState: String?
+    var subState: String?
+    var invocationID: String?
+    var freezerState: String?
+    var stateChangeTimestamp: UInt64?
+    var stateChangeTimestampMonotonic: UInt64?
+    var jobID: UInt32?
+
+    /// Merges an `a{sv}` (from `PropertiesChanged` or `GetAll`), skipping properties we do not use.
+    mutating func merge(from message: BusMessage) throws(SystemdError) {
+        try message.readProperties { name, value throws(SystemdError) in
+            switch name {
+            case "ActiveState": activeState = try value.readVariant(String.self)
+            case "SubState": subState = try value.readVariant(String.self)
+            case "FreezerState": freezerState = try value.readVariant(String.self)
+            case "InvocationID": invocationID = Self.hex(try value.readVariant([UInt8].self))
+            case "StateChangeTimestamp": stateChangeTimestamp = try value.readVariant(UInt64.self)
+            case "StateChangeTimestampMonotonic": stateChangeTimestampMonotonic = try value.readVariant(UInt64.self)
+            case "Job": jobID = try Self.readJobID(value)
+            default: break
+            }
+        }
+    }
+
+    /// `Job` is `(uo)`: the pending job's id and path, `(0, "/")` when there is none.
+    private static func readJobID(_ message: BusMessage) throws(SystemdError) -> UInt32 {
+        try message.readContainer(.variant, "(uo)") { variant throws(SystemdError) in
+            try variant.readContainer(.structure, "uo") { job throws(SystemdError) in
+                let id = try UInt32(from: job)
+                _ = try job.readObjectPath()
+                return id
+            }
+        }
+    }
+
+    /// A 128-bit id (`InvocationID` is an `ay` of 16 bytes) as 32 lower-case hex digits, the form journald uses for
+    /// `INVOCATION_ID=`; an empty array (never ran) gives "".
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
+
+/// The type interface's (`org.freedesktop.systemd1.Service`, `.Socket`, …) properties a snapshot uses. systemd sends
+/// them just before the `.Unit` ones, so they are remembered until then.
+struct TypeProperties: Sendable, Hashable {
+    var result: String?
+    var nRestarts: UInt32?
+    var execMainCode: Int32?
+    var execMainStatus: Int32?
+    var mainPID: UInt32?
+
+    mutating func merge(from message: BusMessage) throws(SystemdError) {
+        try message.readProperties { name, value throws(SystemdError) in
+            switch name {
+            case "Result": result = try value.readVariant(String.self)
+            case "NRestarts": nRestarts = try value.readVariant(UInt32.self)
+            case "ExecMainCode": execMainCode = try value.readVariant(Int32.self)
+            case "ExecMainStatus": execMainStatus = try value.readVariant(Int32.self)
+            case "MainPID": mainPID = try value.readVariant(UInt32.self)
+            default: break
+            }
+        }
+    }
+}
+
+/// What the source knows about one watched, loaded unit.
+struct WatchedUnit: Sendable, Hashable {
+    var unit = UnitProperties()
+    var type = TypeProperties()
+
+    /// The snapshot, once `ActiveState` and `SubState` are known.
+    func snapshot(name: String) -> UnitSnapshot? {
+        guard let activeState = unit.activeState, let subState = unit.subState else { return nil }
+        return UnitSnapshot(
+            name: name,
+            activeState: ActiveState(activeState),
+            subState: subState,
+            invocationID: unit.invocationID ?? "",
+            result: type.result,
+            nRestarts: type.nRestarts,
+            execMainCode: type.execMainCode,
+            execMainStatus: type.execMainStatus,
+            mainPID: type.mainPID,
+            freezerState: unit.freezerState,
+            stateChangeTimestamp: unit.stateChangeTimestamp ?? 0,
+            stateChangeTimestampMonotonic: unit.stateChangeTimestampMonotonic ?? 0,
+            jobID: unit.jobID ?? 0
+        )
+    }
+}

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+/// What a ``SystemdUnitSource`` reports, in the order it learned it.
+public enum UnitSourceEvent: Sendable, Hashable {
+    /// The state of every watched, loaded unit, read with `ListUnitsByPatterns` and `GetAll`. Sent after connecting
+    /// and after every resync (a reconnect, `Reloading(false)`, systemd's bus name changing owner). It replaces what
+    /// came before: a unit missing from it is no longer loaded. Events that follow are newer.
+    case initial([UnitSnapshot])
+    /// A unit's `org.freedesktop.systemd1.Unit` properties changed; the snapshot also carries the type interface's
+    /// values (`Result`, `NRestarts`, `ExecMain*`), which systemd sends just before. Duplicates are forwarded as they
+    /// come (systemd repeats a snapshot when only `Job` changes).
+    case changed(UnitSnapshot)
+    /// The manager's `Reloading` signal: true when a daemon-reload or daemon-reexec begins, false when it ends.
+    /// Everything in between is systemd re-announcing its units, not units changing state.
+    case reloading(Bool)
+    /// The manager's `UnitRemoved`: the unit was unloaded (garbage-collected, or re-announced during a reload).
+    case removed(String)
+    /// The manager's `JobRemoved` for a watched unit: a job finished with `done`, `canceled`, `timeout`, `failed`,
+    /// `dependency` or `skipped`. A failed restart job after a crash means systemd gave up.
+    case jobRemoved(unit: String, jobID: UInt32, result: String)
+    /// The bus connection broke. The source reconnects with back-off and sends ``initial(_:)`` when it is back.
+    case connectionLost(SystemdError)
+}

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+
+@testable import LifecycleSystemd
+import Testing
+
+struct BusPrimitivesTests {
+    @Test("escapes unit names into object paths the way systemd does", arguments: [
+        ("probe-simple.service", "/org/freedesktop/systemd1/unit/probe_2dsimple_2eservice"),
+        ("modprobe@efi_pstore.service", "/org/freedesktop/systemd1/unit/modprobe_40efi_5fpstore_2eservice"),
+        (#"etc-machine\x2did.mount"#, "/org/freedesktop/systemd1/unit/etc_2dmachine_5cx2did_2emount"),
+    ])
+    func objectPaths(name: String, path: String) throws {
+        let encoded = try BusObjectPath.encode(prefix: "/org/freedesktop/systemd1/unit", externalID: name)
+        #expect(encoded.rawValue == path)
+        #expect(encoded.decode(prefix: "/org/freedesktop/systemd1/unit") == name)
+        #expect(encoded.decode(prefix: "/org/freedesktop/systemd1/job") == nil)
+    }
+
+    @Test("formats an InvocationID as 32 lower-case hex digits")
+    func invocationID() {
+        #expect(UnitProperties.hex([0x00, 0x0f, 0xa0, 0xff]) == "000fa0ff")
+        #expect(UnitProperties.hex(Array(0..<16)) == "000102030405060708090a0b0c0d0e0f")
+        #expect(UnitProperties.hex([]) == "")
+    }
+
+    @Test("converts durations to microseconds, rounding up", arguments: [
+        (Duration.seconds(25), UInt64(25_000_000)),
+        (.milliseconds(1), 1000),
+        (.microseconds(1), 1),
+        (.nanoseconds(1), 1),
+        (.nanoseconds(1001), 2),
+        (.zero, 0),
+        (.seconds(-1), 0),
+    ])
+    func microseconds(duration: Duration, expected: UInt64) {
+        #expect(duration.microsecondsRoundedUp == expected)
+    }
+
+    @Test("turns sd_bus_get_timeout's absolute deadline into a rounded-up poll timeout")
+    func pollTimeout() {
+        #expect(BusThread.milliseconds(until: 1_000, now: 2_000) == 0)
+        #expect(BusThread.milliseconds(until: 2_001, now: 2_000) == 1)
+        #expect(BusThread.milliseconds(until: 12_000, now: 2_000) == 10)
+        #expect(BusThread.milliseconds(until: 12_001, now: 2_000) == 11)
+        #expect(BusThread.milliseconds(until: .max, now: 0) == Int32.max)
+    }
+
+    @Test("backs off exponentially up to the cap")
+    func backOff() {
+        let policy = ReconnectPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1))
+        #expect(policy.delay(afterFailures: 0) == .milliseconds(100))
+        #expect(policy.delay(afterFailures: 1) == .milliseconds(200))
+        #expect(policy.delay(afterFailures: 3) == .milliseconds(800))
+        #expect(policy.delay(afterFailures: 4) == .seconds(1))
+        #expect(policy.delay(afterFailures: 1000) == .seconds(1))
+    }
+
+    @Test("maps unit names to their type interface")
+    func typeInterfaces() {
+        #expect(SystemdNames.typeInterface(forUnit: "a.service") == "org.freedesktop.systemd1.Service")
+        #expect(SystemdNames.typeInterface(forUnit: "a.b.socket") == "org.freedesktop.systemd1.Socket")
+        #expect(SystemdNames.typeInterface(forUnit: "multi-user.target") == nil)
+        #expect(SystemdNames.typeInterface(forUnit: "noext") == nil)
+    }
+}

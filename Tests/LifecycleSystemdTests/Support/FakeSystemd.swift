@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Glibc
+import LifecycleSystemd
+import Synchronization
+
+/// The part of `org.freedesktop.systemd1` the unit source uses, served from a second connection on a private bus:
+/// `Subscribe` (with `AlreadySubscribed` on a repeat, as PID 1 answers), `ListUnitsByPatterns` (fnmatch with
+/// `FNM_NOESCAPE`, `not-found` units included, as PID 1 does), `Properties.GetAll`/`Get` on unit objects, and the
+/// signals PID 1 sends.
+final class FakeSystemd: Sendable {
+    struct Unit: Sendable {
+        var name: String
+        var loadState = "loaded"
+        var activeState = "inactive"
+        var subState = "dead"
+        /// `org.freedesktop.systemd1.Unit` properties.
+        var unitProperties: [(String, BusValue)] = []
+        /// The type interface's properties (e.g. `.Service`).
+        var typeProperties: [(String, BusValue)] = []
+
+        var path: String {
+            (try? BusObjectPath.encode(prefix: FakeSystemd.unitPrefix, externalID: name).rawValue) ?? ""
+        }
+    }
+
+    struct Calls: Sendable {
+        var subscribe = 0
+        var alreadySubscribed = 0
+        var listUnits = 0
+        /// "unit interface" for each GetAll.
+        var getAll: [String] = []
+        /// "unit interface.property" for each Get.
+        var get: [String] = []
+    }
+
+    private final class State: Sendable {
+        let units: Mutex<[Unit]>
+        let calls = Mutex(Calls())
+        let subscribers = Mutex(Set<String>())
+        init(units: [Unit]) { self.units = Mutex(units) }
+    }
+
+    static let unitPrefix = "/org/freedesktop/systemd1/unit"
+    static let busName = "org.freedesktop.systemd1"
+    static let managerPath = "/org/freedesktop/systemd1"
+    static let managerInterface = "org.freedesktop.systemd1.Manager"
+
+    let bus: SystemdBus
+    private let state: State
+
+    private init(bus: SystemdBus, state: State) {
+        self.bus = bus
+        self.state = state
+    }
+
+    /// Connects to `address`, exports the manager and the unit objects, and takes the name `org.freedesktop.systemd1`.
+    static func start(address: String, units: [Unit]) async throws -> FakeSystemd {
+        let bus = try await SystemdBus.connect(.address(address), description: "fake-systemd")
+        let state = State(units: units)
+        try await bus.exportObject(path: managerPath) { call, connection throws(SystemdError) in
+            try Self.handleManager(call, connection, state)
+        }
+        try await bus.exportObject(path: unitPrefix, includingChildren: true) { call, connection throws(SystemdError) in
+            try Self.handleUnit(call, connection, state)
+        }
+        try await bus.requestName(busName)
+        return FakeSystemd(bus: bus, state: state)
+    }
+
+    var calls: Calls { state.calls.withLock { $0 } }
+
+    func close() async {
+        await bus.close()
+    }
+
+    // MARK: Signals
+
+    /// Emits `PropertiesChanged(interface, properties, [])` on the unit's object.
+    func emitPropertiesChanged(unit: String, interface: String, _ properties: [(String, BusValue)]) async throws {
+        let path = try BusObjectPath.encode(prefix: Self.unitPrefix, externalID: unit).rawValue
+        try await bus.emitSignal(
+            path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"
+        ) { signal throws(SystemdError) in
+            try signal.append(interface)
+            try signal.append(value: .propertyMap(properties))
+            try signal.append([String]())
+        }
+    }
+
+    /// Emits a manager signal with the given arguments.
+    func emitManagerSignal(_ member: String, _ arguments: [BusValue]) async throws {
+        try await bus.emitSignal(path: Self.managerPath, interface: Self.managerInterface, member: member) {
+            signal throws(SystemdError) in
+            for argument in arguments { try signal.append(value: argument) }
+        }
+    }
+
+    // MARK: Methods
+
+    private static func handleManager(
+        _ call: BusMessage, _ connection: BusConnection, _ state: State
+    ) throws(SystemdError) -> Bool {
+        if call.isMethodCall(interface: managerInterface, member: "Subscribe") {
+            let sender = call.sender ?? ""
+            let isNew = state.subscribers.withLock { $0.insert(sender).inserted }
+            state.calls.withLock {
+                $0.subscribe += 1
+                if !isNew { $0.alreadySubscribed += 1 }
+            }
+            let reply = isNew
+                ? try call.makeReturn()
+                : try call.makeError(
+                    name: "org.freedesktop.systemd1.AlreadySubscribed", message: "Client is already subscribed."
+                )
+            try connection.send(reply)
+            return true
+        }
+        if call.isMethodCall(interface: managerInterface, member: "ListUnitsByPatterns") {
+            _ = try [String](from: call)
+            let patterns = try [String](from: call)
+            state.calls.withLock { $0.listUnits += 1 }
+            let units = state.units.withLock { $0 }.filter { unit in
+                patterns.isEmpty || patterns.contains { fnmatch($0, unit.name, FNM_NOESCAPE) == 0 }
+            }
+            let reply = try call.makeReturn()
+            try reply.append(value: .array(elementSignature: "(ssssssouso)", units.map { unit in
+                .structure([
+                    .string(unit.name), .string("Fake \(unit.name)"), .string(unit.loadState),
+                    .string(unit.activeState), .string(unit.subState), .string(""), .objectPath(unit.path),
+                    .uint32(0), .string(""), .objectPath("/"),
+                ])
+            }))
+            try connection.send(reply)
+            return true
+        }
+        return false
+    }
+
+    private static func handleUnit(
+        _ call: BusMessage, _ connection: BusConnection, _ state: State
+    ) throws(SystemdError) -> Bool {
+        guard let name = call.path.flatMap({ BusObjectPath($0).decode(prefix: unitPrefix) }),
+              let unit = state.units.withLock({ $0.first { $0.name == name } })
+        else {
+            try connection.send(
+                try call.makeError(name: "org.freedesktop.DBus.Error.UnknownObject", message: "No such unit")
+            )
+            return true
+        }
+        if call.isMethodCall(interface: "org.freedesktop.DBus.Properties", member: "GetAll") {
+            let interface = try call.readString()
+            state.calls.withLock { $0.getAll.append("\(name) \(interface)") }
+            let properties = interface == "org.freedesktop.systemd1.Unit" ? unit.unitProperties : unit.typeProperties
+            let reply = try call.makeReturn()
+            try reply.append(value: .propertyMap(properties))
+            try connection.send(reply)
+            return true
+        }
+        if call.isMethodCall(interface: "org.freedesktop.DBus.Properties", member: "Get") {
+            let interface = try call.readString()
+            let property = try call.readString()
+            state.calls.withLock { $0.get.append("\(name) \(interface).\(property)") }
+            let properties = interface == "org.freedesktop.systemd1.Unit" ? unit.unitProperties : unit.typeProperties
+            guard let value = properties.first(where: { $0.0 == property })?.1 else {
+                try connection.send(try call.makeError(
+                    name: "org.freedesktop.DBus.Error.UnknownProperty", message: "Unknown property \(property)"
+                ))
+                return true
+            }
+            let reply = try call.makeReturn()
+            try reply.append(value: .variant(value))
+            try connection.send(reply)
+            return true
+        }
+        return false
+    }
+}

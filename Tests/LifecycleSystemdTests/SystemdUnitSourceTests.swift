@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Glibc
+import LifecycleEngine
+import LifecycleSystemd
+import Testing
+
+/// The unit source against a fake `org.freedesktop.systemd1` on a private bus.
+@Suite(.enabled(if: PrivateBus.isAvailable, "dbus-daemon is not installed"))
+struct SystemdUnitSourceTests {
+    /// A private bus, a fake manager on it, and a started source watching `*.service`.
+    struct Fixture {
+        let daemon: PrivateBus
+        let systemd: FakeSystemd
+        let source: SystemdUnitSource
+        let events: EventRecorder
+
+        /// Runs `body` with a started fixture and tears everything down afterwards, also when `body` throws.
+        static func run(
+            units: [FakeSystemd.Unit] = [UnitFixtures.web, UnitFixtures.ghost, UnitFixtures.socket],
+            _ body: (Fixture) async throws -> Void
+        ) async throws {
+            let daemon = try PrivateBus.start()
+            defer { daemon.stop() }
+            let systemd = try await FakeSystemd.start(address: daemon.address, units: units)
+            let source = try SystemdUnitSource(
+                address: .address(daemon.address), patterns: ["*.service"],
+                reconnectPolicy: UnitFixtures.fastReconnect, logger: UnitFixtures.logger()
+            )
+            let fixture = Fixture(
+                daemon: daemon, systemd: systemd, source: source, events: EventRecorder(source.events)
+            )
+            do {
+                try await source.start()
+                try await body(fixture)
+            } catch {
+                await source.stop()
+                await systemd.close()
+                throw error
+            }
+            await source.stop()
+            await systemd.close()
+        }
+    }
+
+    @Test("lists loaded matching units and reads each one's properties once")
+    func initialSnapshot() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            let calls = fixture.systemd.calls
+            #expect(calls.subscribe == 1)
+            #expect(calls.listUnits == 1)
+            // Never ghost.service (not-found: reading it would load it) nor db.socket (not watched).
+            #expect(calls.getAll == [
+                "web.service org.freedesktop.systemd1.Service", "web.service org.freedesktop.systemd1.Unit",
+            ])
+        }
+    }
+
+    @Test("turns a Service then Unit PropertiesChanged pair into one snapshot, for watched units only")
+    func propertiesChanged() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            let newInvocation: [UInt8] = Array(repeating: 0xab, count: 15) + [0x01]
+            // A unit the source has never seen, with a name that needs escaping in its object path.
+            try await fixture.systemd.emitPropertiesChanged(
+                unit: "worker@a-1.service", interface: "org.freedesktop.systemd1.Service",
+                UnitFixtures.serviceProperties(result: "signal", nRestarts: 3, code: 2, status: 9, mainPID: 0)
+            )
+            try await fixture.systemd.emitPropertiesChanged(
+                unit: "worker@a-1.service", interface: "org.freedesktop.systemd1.Unit",
+                UnitFixtures.unitProperties(
+                    active: "failed", sub: "failed", invocation: newInvocation, timestamp: 42, job: 7
+                )
+            )
+            // Not watched: must produce nothing.
+            try await fixture.systemd.emitPropertiesChanged(
+                unit: "db.socket", interface: "org.freedesktop.systemd1.Unit",
+                UnitFixtures.unitProperties(active: "inactive", sub: "dead", invocation: [], timestamp: 43)
+            )
+            // The unit from the listing changes state; its Service values stay as last read.
+            try await fixture.systemd.emitPropertiesChanged(
+                unit: "web.service", interface: "org.freedesktop.systemd1.Unit",
+                UnitFixtures.unitProperties(
+                    active: "deactivating", sub: "stop-sigterm", invocation: UnitFixtures.invocation, timestamp: 44_000
+                )
+            )
+            let worker = UnitSnapshot(
+                name: "worker@a-1.service", activeState: .failed, subState: "failed",
+                invocationID: String(repeating: "ab", count: 15) + "01", result: "signal", nRestarts: 3,
+                execMainCode: 2, execMainStatus: 9, mainPID: 0, freezerState: "running", stateChangeTimestamp: 42,
+                stateChangeTimestampMonotonic: 0, jobID: 7
+            )
+            try await fixture.events.expectNext(.changed(worker))
+            var web = UnitFixtures.webSnapshot
+            web.activeState = .deactivating
+            web.subState = "stop-sigterm"
+            web.stateChangeTimestamp = 44_000
+            web.stateChangeTimestampMonotonic = 44
+            try await fixture.events.expectNext(.changed(web))
+        }
+    }
+
+    @Test("forwards UnitRemoved and JobRemoved of watched units, and ignores UnitNew")
+    func managerSignals() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            // UnitNew must not make the source read the unit: that would load it (and loop with GC).
+            try await fixture.systemd.emitManagerSignal("UnitNew", [
+                .string("new.service"), .objectPath("/org/freedesktop/systemd1/unit/new_2eservice"),
+            ])
+            try await fixture.systemd.emitManagerSignal("UnitRemoved", [.string("db.socket"), .objectPath("/x")])
+            try await fixture.systemd.emitManagerSignal("JobRemoved", [
+                .uint32(9), .objectPath("/org/freedesktop/systemd1/job/9"), .string("web.service"), .string("failed"),
+            ])
+            try await fixture.systemd.emitManagerSignal("UnitRemoved", [
+                .string("web.service"), .objectPath("/org/freedesktop/systemd1/unit/web_2eservice"),
+            ])
+            try await fixture.events.expectNext(.jobRemoved(unit: "web.service", jobID: 9, result: "failed"))
+            try await fixture.events.expectNext(.removed("web.service"))
+            #expect(fixture.systemd.calls.getAll.count == 2)  // only the initial listing's
+            // A removed unit is no longer loaded: reading its details must not touch the bus.
+            await #expect(throws: SystemdError.self) { try await fixture.source.details(of: "web.service") }
+            #expect(fixture.systemd.calls.get.isEmpty)
+        }
+    }
+
+    @Test("re-subscribes and resyncs after Reloading(false)")
+    func reload() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            try await fixture.systemd.emitManagerSignal("Reloading", [.bool(true)])
+            try await fixture.systemd.emitManagerSignal("Reloading", [.bool(false)])
+            try await fixture.events.expectNext(.reloading(true))
+            try await fixture.events.expectNext(.reloading(false))
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            let calls = fixture.systemd.calls
+            #expect(calls.subscribe == 2)
+            #expect(calls.alreadySubscribed == 1)
+            #expect(calls.listUnits == 2)
+        }
+    }
+
+    @Test("resyncs when org.freedesktop.systemd1 gets a new owner")
+    func ownerChange() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            await fixture.systemd.close()
+            var restarted = UnitFixtures.web
+            restarted.unitProperties = UnitFixtures.unitProperties(
+                active: "activating", sub: "start", invocation: Array(repeating: 1, count: 16), timestamp: 99_000
+            )
+            let successor = try await FakeSystemd.start(address: fixture.daemon.address, units: [restarted])
+            var expected = UnitFixtures.webSnapshot
+            expected.activeState = .activating
+            expected.subState = "start"
+            expected.invocationID = String(repeating: "01", count: 16)
+            expected.stateChangeTimestamp = 99_000
+            expected.stateChangeTimestampMonotonic = 99
+            try await fixture.events.expectNext(.initial([expected]))
+            // A new manager has no subscriptions: the source subscribed anew.
+            #expect(successor.calls.subscribe == 1)
+            #expect(successor.calls.alreadySubscribed == 0)
+            await successor.close()
+        }
+    }
+
+    @Test("reads ExecStart, FragmentPath, DropInPaths and Environment of a watched unit")
+    func details() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            let details = try await fixture.source.details(of: "web.service")
+            #expect(details == UnitDetails(
+                mainExecutable: "/usr/sbin/web", fragmentPath: "/etc/systemd/system/web.service",
+                dropInPaths: ["/etc/systemd/system/web.service.d/10-limits.conf"],
+                environment: ["VERSION=2.4.1", "MODE=prod"]
+            ))
+            let error = await #expect(throws: SystemdError.self) {
+                try await fixture.source.details(of: "ghost.service")
+            }
+            #expect(error?.errno == ENOENT)
+            #expect(fixture.systemd.calls.get == [
+                "web.service org.freedesktop.systemd1.Unit.FragmentPath",
+                "web.service org.freedesktop.systemd1.Unit.DropInPaths",
+                "web.service org.freedesktop.systemd1.Service.ExecStart",
+                "web.service org.freedesktop.systemd1.Service.Environment",
+            ])
+        }
+    }
+
+    @Test("finishes its events and ends its thread on stop; later calls fail instead of hanging")
+    func stop() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            await fixture.source.stop()
+            #expect(try await fixture.events.waitForFinish())
+            #expect(fixture.source.thread.isTerminated)
+            await fixture.source.stop()  // idempotent
+            let error = await #expect(throws: SystemdError.self) {
+                try await fixture.source.details(of: "web.service")
+            }
+            #expect(error?.errno == ENOTCONN)
+        }
+    }
+}
