@@ -10,12 +10,15 @@ let package = Package(
     name: "lifecycled",
     platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "lifecycled", targets: ["lifecycled"]),
         .executable(name: "lifecyclectl", targets: ["lifecyclectl"]),
         .library(name: "LifecycleEngine", targets: ["LifecycleEngine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Pure: the reference lifecycle semantics, the autotracker, JSON and replay. No I/O, no clock.
@@ -27,6 +30,34 @@ let package = Package(
         .target(
             name: "LifecycleStorage",
             dependencies: ["LifecycleEngine"],
+            swiftSettings: strictSettings
+        ),
+        // The daemon's services and wiring, in a library so that tests can drive it in-process.
+        .target(
+            name: "LifecycleDaemon",
+            dependencies: [
+                "LifecycleEngine",
+                "LifecycleStorage",
+                "LifecycleSystemd",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "lifecycled",
+            dependencies: [
+                "LifecycleDaemon",
+                "LifecycleEngine",
+                "LifecycleStorage",
+                "LifecycleSystemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -77,6 +108,11 @@ let package = Package(
                 "LifecycleEngine",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LifecycleDaemonTests",
+            dependencies: ["LifecycleDaemon"],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+extension DispatchJournalEntry {
+    /// The readable `MESSAGE` of a dispatch.
+    ///
+    /// - `nginx.service: launch #12` (the total launch count), followed by `, version updated` on the first launch
+    ///   after an update, ` (first launch)` on the very first, and ` (crash detected, 3 crashes in total)` when the
+    ///   previous run died;
+    /// - `nginx.service: wake #5` (the total wake count);
+    /// - `nginx.service: sleep after 3600 s awake` (the session's seconds awake, `lifecycle_secondsawake`);
+    /// - `nginx.service: crash (signal, status 9)` (systemd's Result and the exit status or signal number);
+    /// - `nginx.service: custom event deploy`.
+    ///
+    /// The numbers come from the engine's data points, not from the merged payload, so custom data that reuses a
+    /// data point's key cannot change the message.
+    public static func message(unit: String, dispatch: Dispatch, kind: DispatchKind) -> String {
+        switch kind {
+        case .launch:
+            guard let data = dispatch.lifecycle else { return "\(unit): launch" }
+            var text = "\(unit): launch #\(data.totalLaunchCount)"
+            if data.isFirstLaunchUpdate { text += ", version updated" }
+            if data.isFirstLaunch { text += " (first launch)" }
+            if data.didDetectCrash {
+                let crashes = data.totalCrashCount == 1 ? "1 crash" : "\(data.totalCrashCount) crashes"
+                text += " (crash detected, \(crashes) in total)"
+            }
+            return text
+        case .wake:
+            guard let data = dispatch.lifecycle else { return "\(unit): wake" }
+            return "\(unit): wake #\(data.totalWakeCount)"
+        case .sleep:
+            guard let seconds = dispatch.lifecycle?.secondsAwake else { return "\(unit): sleep" }
+            return "\(unit): sleep after \(seconds) s awake"
+        case .crash:
+            // The keys of CrashDetails.data, which the autotracker puts into the crash notice.
+            var details: [String] = []
+            if case .string(let result)? = dispatch.customData["unit_result"] { details.append(result) }
+            if case .int(let status)? = dispatch.customData["exit_status"] { details.append("status \(status)") }
+            return details.isEmpty ? "\(unit): crash" : "\(unit): crash (\(details.joined(separator: ", ")))"
+        case .custom:
+            return "\(unit): custom event \(dispatch.name)"
+        }
+    }
+}

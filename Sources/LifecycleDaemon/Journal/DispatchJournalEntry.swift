@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+/// The journal entry of one dispatch, field by field, exactly as docs/journal.md specifies it.
+///
+/// Pure: building an entry sends nothing, so the schema, a public interface, is pinned by tests. The fields come in
+/// a fixed order: `MESSAGE`, `MESSAGE_ID`, `PRIORITY`, `SYSLOG_IDENTIFIER`, `OBJECT_SYSTEMD_UNIT`, `LIFECYCLE_UNIT`,
+/// `LIFECYCLE_EVENT`, `LIFECYCLE_TIME`, `LIFECYCLE_INVOCATION_ID` (when known), `LIFECYCLE_SEQUENCE`,
+/// `LIFECYCLE_PAYLOAD`, then one field per payload key in sorted key order (the order of `LIFECYCLE_PAYLOAD`).
+public struct DispatchJournalEntry: Sendable {
+    /// `SYSLOG_IDENTIFIER` of every dispatch.
+    public static let syslogIdentifier = "lifecycled"
+
+    /// The fields that always come first; a payload key that maps onto one of them is left out of the per-key fields
+    /// (it is still in `LIFECYCLE_PAYLOAD`), so that a custom key `unit` or `event` can never add a second value to
+    /// the field that `journalctl LIFECYCLE_UNIT=…` matches on.
+    public static let reservedFieldNames: Set<String> = [
+        "LIFECYCLE_UNIT", "LIFECYCLE_EVENT", "LIFECYCLE_TIME", "LIFECYCLE_INVOCATION_ID", "LIFECYCLE_SEQUENCE",
+        "LIFECYCLE_PAYLOAD",
+    ]
+
+    /// The fields in order, ready for ``JournalSink/send(_:)``. Every name is a valid journal field name.
+    public let fields: [(name: String, value: String)]
+
+    /// Builds the entry of one dispatch.
+    ///
+    /// - Parameters:
+    ///   - unit: the unit's name, for example `nginx.service`.
+    ///   - dispatch: the dispatch, with its merged payload.
+    ///   - invocationID: the run's systemd InvocationID; nil or empty when unknown, and then the field is left out.
+    ///   - sequence: the unit's dispatch number; a re-sent dispatch carries the same one.
+    ///   - kind: the dispatch's kind, see ``DispatchKind/init(dispatch:isCrashNotice:)``.
+    public init(unit: String, dispatch: Dispatch, invocationID: String?, sequence: UInt64, kind: DispatchKind) {
+        let payload = dispatch.payload
+        var fields: [(name: String, value: String)] = [
+            ("MESSAGE", Self.message(unit: unit, dispatch: dispatch, kind: kind)),
+            ("MESSAGE_ID", kind.messageID),
+            ("PRIORITY", String(kind.priority)),
+            ("SYSLOG_IDENTIFIER", Self.syslogIdentifier),
+            ("OBJECT_SYSTEMD_UNIT", unit),
+            ("LIFECYCLE_UNIT", unit),
+            ("LIFECYCLE_EVENT", dispatch.name),
+            ("LIFECYCLE_TIME", LifecycleDateFormat.iso8601Milliseconds.string(dispatch.time)),
+        ]
+        if let invocationID, !invocationID.isEmpty {
+            fields.append(("LIFECYCLE_INVOCATION_ID", invocationID))
+        }
+        fields.append(("LIFECYCLE_SEQUENCE", String(sequence)))
+        fields.append(("LIFECYCLE_PAYLOAD", Self.json(.object(payload))))
+
+        // Two keys can map to one name (`build-id` and `build_id`). journald would keep both values under that name,
+        // and a reader could not tell which key each came from, so only the first key in sorted order gets the
+        // field; the others are still in LIFECYCLE_PAYLOAD. Sorted order makes the choice the same on every run and
+        // machine, whatever order the dictionary happens to iterate in.
+        var used = Self.reservedFieldNames
+        for key in payload.keys.sorted() {
+            let name = LifecycleFieldName.sanitize(key)
+            guard used.insert(name).inserted, let value = payload[key] else { continue }
+            fields.append((name, Self.fieldValue(value)))
+        }
+        self.fields = fields
+    }
+
+    /// A payload value as a field value: integers in decimal, `true`/`false`, strings as they are, null as the empty
+    /// string, and numbers with a fraction, arrays and objects as compact JSON with sorted keys.
+    public static func fieldValue(_ value: JSONValue) -> String {
+        switch value {
+        case .null: ""
+        case .bool(let flag): flag ? "true" : "false"
+        case .int(let number): String(number)
+        case .string(let text): text
+        case .double, .array, .object: json(value)
+        }
+    }
+
+    private static func json(_ value: JSONValue) -> String {
+        var writer = JSONWriter()
+        writer.value(value)
+        return writer.string
+    }
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LifecycleEngine
+import LifecycleStorage
+import LifecycleSystemd
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// lifecycled: watches the configured units over sd-bus and records every launch, wake, sleep and crash in their
+/// state files and in the journal.
+///
+/// Events are handled one at a time, in the order systemd sent them, on this actor; the bus thread only decodes and
+/// hands them over, so it never waits for disk or journal.
+public actor LifecycleDaemon: Service {
+    private let options: DaemonOptions
+    private let logger: Logger
+    private var configuration: LifecycleConfiguration
+    private var tracker: UnitTracker
+    private let store: StateStore
+    private let journal = JournalSink()
+    private let notifier = ServiceNotifier()
+    private var versions = VersionReader()
+    private var source: SystemdUnitSource?
+    private var eventsTask: Task<Void, Never>?
+    private var isReloading = false
+    private var isReady = false
+    private var dispatchCount = 0
+
+    /// Loads the state files; fails when the state directory cannot be read or holds a file from a newer version.
+    public init(options: DaemonOptions, configuration: LifecycleConfiguration, logger: Logger) throws {
+        self.options = options
+        self.logger = logger
+        self.configuration = configuration
+        self.store = StateStore(directory: options.stateDirectory(configuration))
+        let contents = try store.loadAll()
+        for warning in contents.warnings {
+            logger.warning("\(warning)")
+        }
+        tracker = UnitTracker(
+            configuration: configuration,
+            timeZone: DaemonOptions.timeZone(configuration),
+            records: contents.records
+        )
+        logger.info("Loaded \(contents.records.count) unit state files from \(store.unitsDirectory)")
+    }
+
+    public func run() async throws {
+        try await startSource()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.handleReloadSignals() }
+            group.addTask { await self.pingWatchdog() }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+        notify(.stopping)
+        await stopSource()
+        logger.info("Stopped after \(dispatchCount) dispatches")
+    }
+
+    // MARK: - Events
+
+    private func startSource() async throws {
+        let patterns = configuration.patterns
+        guard !patterns.isEmpty else {
+            logger.notice("No units are watched: add patterns to \"watch\" in the configuration")
+            markReady("Watching no units")
+            return
+        }
+        let source = try SystemdUnitSource(address: options.bus(configuration), patterns: patterns, logger: logger)
+        try await source.start()
+        self.source = source
+        eventsTask = Task { await self.consume(source) }
+    }
+
+    private func stopSource() async {
+        await source?.stop()
+        await eventsTask?.value
+        source = nil
+        eventsTask = nil
+    }
+
+    private func consume(_ source: SystemdUnitSource) async {
+        for await event in source.events {
+            await handle(event, from: source)
+        }
+    }
+
+    private func handle(_ event: UnitSourceEvent, from source: SystemdUnitSource) async {
+        switch event {
+        case .initial(let snapshots):
+            isReloading = false
+            tracker.baseline(snapshots)
+            let watched = snapshots.filter { configuration.isWatched($0.name) }.count
+            markReady("Watching \(watched) loaded units")
+        case .changed(let snapshot):
+            for transition in tracker.transitions(for: snapshot, whileReloading: isReloading) {
+                let version = transition.transition == .began ? await version(of: transition.unit, from: source) : nil
+                perform(tracker.apply(transition, version: version, now: Self.now()))
+            }
+        case .reloading(let active):
+            isReloading = active
+        case .removed, .jobRemoved:
+            break
+        case .connectionLost(let error):
+            logger.warning("Lost the bus connection, reconnecting", metadata: ["error": "\(error)"])
+            notify(.status("Reconnecting to the bus: \(error)"))
+        }
+    }
+
+    private func perform(_ effects: [UnitTracker.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .persist(let record):
+                do {
+                    try store.save(record)
+                } catch {
+                    logger.error("Failed to save the state of \(record.unit)", metadata: ["error": "\(error)"])
+                }
+            case .dispatch(let unit, let dispatch, let kind, let invocationID, let sequence):
+                let entry = DispatchJournalEntry(
+                    unit: unit,
+                    dispatch: dispatch,
+                    invocationID: invocationID,
+                    sequence: sequence,
+                    kind: kind
+                )
+                do {
+                    try journal.send(entry.fields)
+                    dispatchCount += 1
+                } catch {
+                    logger.error("Failed to write a dispatch to the journal", metadata: ["unit": "\(unit)", "error": "\(error)"])
+                }
+            case .refused(let unit, let event, let error):
+                logger.debug("Ignored \(event) of \(unit): \(error)")
+            }
+        }
+    }
+
+    /// The unit's version by its configured source; nil (no update detection) when it cannot be read.
+    private func version(of unit: String, from source: SystemdUnitSource) async -> String? {
+        let versionSource = configuration.versionSource(for: unit)
+        if case .none = versionSource { return nil }
+        do {
+            let details = try await source.details(of: unit)
+            let inputs = UnitVersionInputs(
+                executablePath: details.mainExecutable,
+                fragmentPath: details.fragmentPath,
+                dropInPaths: details.dropInPaths,
+                environment: details.environment
+            )
+            return try versions.version(of: versionSource, inputs: inputs)
+        } catch {
+            logger.warning("Failed to read the version of \(unit)", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    // MARK: - Service manager
+
+    private func markReady(_ status: String) {
+        if !isReady {
+            isReady = true
+            notify(.ready, .status(status))
+            logger.info("\(status)")
+        } else {
+            notify(.status(status))
+        }
+    }
+
+    private func notify(_ notifications: ServiceNotification...) {
+        do {
+            _ = try notifier.notify(notifications)
+        } catch {
+            logger.warning("Failed to notify the service manager", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Pings the watchdog at half its interval, after a round trip through this actor: the ping proves that events
+    /// are being handled, not merely that a thread is alive.
+    private func pingWatchdog() async {
+        guard let interval = try? notifier.watchdogInterval() else { return }
+        while true {
+            do {
+                try await Task.sleep(for: interval / 2)
+            } catch {
+                return  // cancelled at shutdown
+            }
+            notify(.watchdog)
+        }
+    }
+
+    /// SIGHUP reloads the configuration; an invalid one is reported and the previous one kept.
+    private func handleReloadSignals() async {
+        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            await reloadConfiguration()
+        }
+    }
+
+    private func reloadConfiguration() async {
+        notify(.reloading)
+        defer { notify(.ready) }
+        let loaded: LifecycleConfiguration
+        do {
+            loaded = try ConfigLoader(path: options.configPath).load()
+        } catch {
+            logger.error("Failed to reload the configuration, keeping the previous one", metadata: ["error": "\(error)"])
+            notify(.status("Configuration reload failed: \(error)"))
+            return
+        }
+        let patternsChanged = loaded.patterns != configuration.patterns || options.bus(loaded) != options.bus(configuration)
+        configuration = loaded
+        tracker.reconfigure(loaded, timeZone: DaemonOptions.timeZone(loaded))
+        logger.notice("Reloaded the configuration", metadata: ["watch": "\(loaded.patterns)"])
+        guard patternsChanged else { return }
+        await stopSource()
+        do {
+            try await startSource()
+        } catch {
+            logger.error("Failed to watch the units of the new configuration", metadata: ["error": "\(error)"])
+        }
+    }
+
+    static func now() -> Milliseconds {
+        Milliseconds((Date().timeIntervalSince1970 * 1_000).rounded(.down))
+    }
+}

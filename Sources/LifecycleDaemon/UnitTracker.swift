@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LifecycleEngine
+import LifecycleStorage
+
+/// The daemon's bookkeeping without its I/O: which units are watched, what systemd's snapshots mean for them, and
+/// what each transition does to a unit's record.
+///
+/// It returns effects instead of performing them, in the order they must happen: a record is persisted before its
+/// dispatch is sent, so that after a crash of lifecycled a dispatch can be re-sent with the same sequence number but
+/// never lost (DESIGN §9).
+public struct UnitTracker: Sendable {
+    /// What the daemon must do, in order.
+    public enum Effect: Sendable, Equatable {
+        /// Write the unit's record to its state file.
+        case persist(UnitRecord)
+        /// Send a dispatch to the journal.
+        case dispatch(unit: String, dispatch: Dispatch, kind: DispatchKind, invocationID: String?, sequence: UInt64)
+        /// The engine refused an autotracked event (the reference swallows these); worth a debug line.
+        case refused(unit: String, event: LifecycleEvent, error: LifecycleError)
+    }
+
+    public private(set) var configuration: LifecycleConfiguration
+    public private(set) var records: [String: UnitRecord]
+    private var calendar: LocalCalendar
+    private var mapper = SystemdUnitMapper()
+
+    public init(configuration: LifecycleConfiguration, timeZone: TimeZone, records: [UnitRecord]) {
+        self.configuration = configuration
+        self.calendar = LocalCalendar(timeZone: timeZone)
+        self.records = Dictionary(records.map { ($0.unit, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Takes a new configuration; stored records are kept as they are.
+    public mutating func reconfigure(_ configuration: LifecycleConfiguration, timeZone: TimeZone) {
+        self.configuration = configuration
+        self.calendar = LocalCalendar(timeZone: timeZone)
+    }
+
+    /// Records what is already true of watched units (the initial listing and every resync): no transitions.
+    public mutating func baseline(_ snapshots: [UnitSnapshot]) {
+        for snapshot in snapshots where configuration.isWatched(snapshot.name) {
+            mapper.baseline(snapshot)
+        }
+    }
+
+    /// The run transitions a snapshot shows. While systemd reloads, a unit it announces that was never seen is a
+    /// baseline (a re-announcement), not a new run.
+    public mutating func transitions(for snapshot: UnitSnapshot, whileReloading: Bool) -> [MappedTransition] {
+        guard configuration.isWatched(snapshot.name) else { return [] }
+        if whileReloading, !mapper.knows(snapshot.name) {
+            mapper.baseline(snapshot)
+            return []
+        }
+        return mapper.map(snapshot)
+    }
+
+    /// Applies one transition to its unit's record.
+    ///
+    /// - Parameters:
+    ///   - version: the unit's version when a run begins (nil when unknown or for other transitions).
+    ///   - now: the wall clock, used when systemd reported no time for the transition.
+    public mutating func apply(_ transition: MappedTransition, version: String?, now: Milliseconds) -> [Effect] {
+        let unit = transition.unit
+        let stored = records[unit] ?? UnitRecord(unit: unit)
+        var record = stored
+        let observation: UnitObservation
+        switch transition.transition {
+        case .began:
+            observation = .runBegan(version: version)
+            record.invocationID = transition.invocationID
+        case .endedCleanly: observation = .runEnded
+        case .failed(let details): observation = .runFailed(details: details.data)
+        case .frozen: observation = .frozen
+        case .thawed: observation = .thawed
+        }
+        let engine = LifecycleEngine(settings: configuration.settings(for: unit), calendar: calendar)
+        let result = Autotracker(engine: engine).observe(observation, at: transition.time ?? now, state: &record.state)
+
+        var effects: [Effect] = []
+        var dispatch: Dispatch?
+        var isCrashNotice = false
+        switch result {
+        case .tracked(_, let tracked): dispatch = tracked
+        case .crashNotice(let notice):
+            dispatch = notice
+            isCrashNotice = true
+        case .refused(let event, let error): effects.append(.refused(unit: unit, event: event, error: error))
+        case .ignored: break
+        }
+        if dispatch != nil { record.sequence += 1 }
+        if record != stored {
+            records[unit] = record
+            effects.append(.persist(record))
+        }
+        if let dispatch {
+            let kind = DispatchKind(dispatch: dispatch, isCrashNotice: isCrashNotice)
+            effects.append(
+                .dispatch(unit: unit, dispatch: dispatch, kind: kind, invocationID: transition.invocationID, sequence: record.sequence)
+            )
+        }
+        return effects
+    }
+}

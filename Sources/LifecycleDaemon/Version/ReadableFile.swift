@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What identifies one state of a file's contents without reading them: a replaced file has a new inode, a file
+/// rewritten in place a new modification time (and usually size).
+struct FileIdentity: Sendable, Hashable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modificationSeconds: Int64
+    var modificationNanoseconds: Int64
+}
+
+/// An open, regular file that is read in chunks and closed when the value goes away.
+///
+/// Non-copyable so the descriptor has exactly one owner and `deinit` closes it on every path, errors included.
+struct ReadableFile: ~Copyable {
+    /// Bytes read per `read(2)`: large enough that hashing a big executable costs few system calls, small enough to
+    /// never hold a whole executable in memory.
+    static let chunkSize = 64 * 1024
+
+    let path: String
+    private let descriptor: CInt
+
+    /// Opens `path` for reading (following symbolic links: executables are often links, like `/usr/bin/python3`).
+    ///
+    /// - Throws: ``VersionReadError`` with the errno of `open(2)`, or `EISDIR`/`EBADFD` if `path` is not a regular
+    ///   file.
+    init(opening path: String) throws(VersionReadError) {
+        // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, and a strange path in a unit must
+        // not stall the daemon. It changes nothing for regular files, the only kind that is read.
+        var descriptor: CInt
+        repeat {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        } while descriptor == -1 && errno == EINTR
+        guard descriptor != -1 else {
+            throw VersionReadError(path: path, operation: "open", errno: errno)
+        }
+        // Refuse directories, devices, sockets and FIFOs before anything is read.
+        do {
+            _ = try Self.identity(of: descriptor, path: path)
+        } catch {
+            _ = close(descriptor)
+            throw error
+        }
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        // A failed close of a descriptor that was only read from loses nothing, and EINTR must not be retried on
+        // Linux (the descriptor is already released), so the result is ignored.
+        _ = close(descriptor)
+    }
+
+    /// The file's identity, from `fstat(2)` on the open descriptor, so it describes the very file that is read.
+    func identity() throws(VersionReadError) -> FileIdentity {
+        try Self.identity(of: descriptor, path: path)
+    }
+
+    private static func identity(of descriptor: CInt, path: String) throws(VersionReadError) -> FileIdentity {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw VersionReadError(path: path, operation: "stat", errno: errno)
+        }
+        // systemd's stat_verify_regular(): a directory is EISDIR, any other non-regular file EBADFD.
+        let type = status.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            throw VersionReadError(path: path, operation: "read", errno: type == S_IFDIR ? EISDIR : EBADFD)
+        }
+        #if canImport(Darwin)
+        let modified = status.st_mtimespec
+        #else
+        let modified = status.st_mtim
+        #endif
+        return FileIdentity(
+            device: UInt64(truncatingIfNeeded: status.st_dev),
+            inode: UInt64(truncatingIfNeeded: status.st_ino),
+            size: Int64(status.st_size),
+            modificationSeconds: Int64(modified.tv_sec),
+            modificationNanoseconds: Int64(modified.tv_nsec)
+        )
+    }
+
+    /// Calls `body` with each chunk of the file, from the start to the end, reusing one buffer.
+    ///
+    /// - Throws: ``VersionReadError`` with the errno of `read(2)`; `EINTR` is retried.
+    func forEachChunk(_ body: (UnsafeRawBufferPointer) -> Void) throws(VersionReadError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count == 0 { return }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw VersionReadError(path: path, operation: "read", errno: errno)
+            }
+            body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    /// The whole file. Only for small files (unit files and drop-ins), whose length must be known before their bytes
+    /// are hashed.
+    func readAll() throws(VersionReadError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try forEachChunk { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Glibc
+import LifecycleDaemon
+import LifecycleEngine
+import LifecycleStorage
+import LifecycleSystemd
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+@main
+struct Lifecycled: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lifecycled",
+        abstract: "Track the lifecycle of systemd units: launches, wakes, sleeps, crashes and updates.",
+        discussion: """
+            Runs as a systemd service (Type=notify). Dispatches go to the journal (see `journalctl -u UNIT`), state \
+            to one JSON file per unit in the state directory. SIGHUP reloads the configuration; an invalid one is \
+            reported and the previous one kept.
+            """,
+        version: "0.1.0"
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file (default: /etc/lifecycled/lifecycled.json).", valueName: "file"))
+    var config: String?
+
+    @Flag(name: .long, help: "Validate the configuration and exit.")
+    var checkConfig = false
+
+    @Option(name: .long, help: ArgumentHelp("The state directory (default: $STATE_DIRECTORY, else the configuration's).", valueName: "dir"))
+    var stateDirectory: String?
+
+    @Flag(name: .long, help: "Watch the calling user's service manager instead of the system's.")
+    var user = false
+
+    @Option(name: .long, help: ArgumentHelp("Connect to this D-Bus address instead (for tests).", valueName: "address"))
+    var busAddress: String?
+
+    mutating func validate() throws {
+        if user, busAddress != nil { throw ValidationError("--user and --bus-address cannot be combined.") }
+    }
+
+    mutating func run() async throws {
+        let configuration: LifecycleConfiguration
+        do {
+            configuration = try ConfigLoader(path: config).load()
+        } catch {
+            throw fail("\(error)")
+        }
+        if checkConfig {
+            print("\(config ?? ConfigLoader.defaultPath): valid; watching \(configuration.patterns)")
+            return
+        }
+        let level = Logger.Level(rawValue: configuration.logLevel.rawValue) ?? .info
+        LoggingSystem.bootstrap { StderrLogHandler(label: $0, logLevel: level) }
+        let logger = Logger(label: "lifecycled")
+
+        let bus: BusAddress? = busAddress.map(BusAddress.address) ?? (user ? .user : nil)
+        let options = DaemonOptions(configPath: config, stateDirectory: stateDirectory, bus: bus)
+        let daemon: LifecycleDaemon
+        do {
+            daemon = try LifecycleDaemon(options: options, configuration: configuration, logger: logger)
+        } catch {
+            throw fail("\(error)")
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: daemon)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+    }
+
+    /// Reports a start-up failure the way systemd's own daemons do: on standard error, and as the unit's status.
+    private func fail(_ message: String) -> ExitCode {
+        var line = "lifecycled: \(message)\n"
+        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+        _ = try? ServiceNotifier().notify(.status("Failed to start: \(message)"))
+        return ExitCode.failure
+    }
+}

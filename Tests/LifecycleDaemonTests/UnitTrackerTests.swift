@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LifecycleDaemon
+import LifecycleEngine
+import LifecycleStorage
+import Testing
+
+struct UnitTrackerTests {
+    static let runA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    static let runB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+    let start: UInt64 = 1_772_359_200  // 2026-03-01T10:00:00Z
+
+    func tracker(records: [UnitRecord] = []) throws -> UnitTracker {
+        let configuration = LifecycleConfiguration(watch: [WatchRule(pattern: try UnitPattern("web*.service"))])
+        return UnitTracker(configuration: configuration, timeZone: TimeZone(identifier: "UTC")!, records: records)
+    }
+
+    func snap(_ state: String, _ sub: String, _ id: String, unit: String = "web.service", result: String = "success", second: UInt64 = 0) -> UnitSnapshot {
+        UnitSnapshot(
+            name: unit, activeState: ActiveState(state), subState: sub, invocationID: id, result: result,
+            execMainCode: 2, execMainStatus: 9, stateChangeTimestamp: (start + second) * 1_000_000
+        )
+    }
+
+    /// Maps and applies one snapshot; returns the effects in order.
+    func feed(_ tracker: inout UnitTracker, _ snapshot: UnitSnapshot, version: String? = "1", reloading: Bool = false) -> [UnitTracker.Effect] {
+        tracker.transitions(for: snapshot, whileReloading: reloading).flatMap {
+            tracker.apply($0, version: version, now: 0)
+        }
+    }
+
+    @Test("a start persists the record before dispatching its launch, with sequence 1 and the run's id")
+    func launch() throws {
+        var tracker = try tracker()
+        let effects = feed(&tracker, snap("active", "running", Self.runA))
+        guard effects.count == 2, case .persist(let record) = effects[0],
+            case .dispatch(let unit, let dispatch, let kind, let invocationID, let sequence) = effects[1]
+        else {
+            Issue.record("expected persist then dispatch, got \(effects)")
+            return
+        }
+        #expect(record.unit == "web.service")
+        #expect(record.invocationID == Self.runA)
+        #expect(record.sequence == 1)
+        #expect(record.state.lastEvent == .launch)
+        #expect(unit == "web.service")
+        #expect(invocationID == Self.runA)
+        #expect(sequence == 1)
+        #expect(dispatch.name == "launch")
+        #expect(kind == .launch)
+        #expect(dispatch.time == Milliseconds(start) * 1_000)
+        #expect(dispatch.payload["autotracked"] == .bool(true))
+    }
+
+    @Test("stop, restart and a crash give sleep, wake, crash notice and a crash-detecting launch")
+    func lifecycle() throws {
+        var tracker = try tracker()
+        var names: [String] = []
+        var sequences: [UInt64] = []
+        let snapshots = [
+            snap("active", "running", Self.runA),
+            snap("inactive", "dead", Self.runA, second: 60),
+            snap("active", "running", Self.runB, second: 120),
+            snap("failed", "failed", Self.runB, result: "signal", second: 180),
+            snap("active", "running", "cccccccccccccccccccccccccccccccc", second: 240),
+        ]
+        for snapshot in snapshots {
+            for case .dispatch(_, let dispatch, _, _, let sequence) in feed(&tracker, snapshot) {
+                names.append(dispatch.name)
+                sequences.append(sequence)
+                if dispatch.name == "crash" {
+                    #expect(dispatch.payload["unit_result"] == .string("signal"))
+                    #expect(dispatch.payload["exit_code"] == .string("killed"))
+                }
+            }
+        }
+        #expect(names == ["launch", "sleep", "wake", "crash", "launch"])
+        #expect(sequences == [1, 2, 3, 4, 5])
+        #expect(tracker.records["web.service"]?.state.totalCrashCount == 1)
+    }
+
+    @Test("units that are not watched are left alone")
+    func unwatched() throws {
+        var tracker = try tracker()
+        #expect(feed(&tracker, snap("active", "running", Self.runA, unit: "db.service")).isEmpty)
+        #expect(tracker.records.isEmpty)
+    }
+
+    @Test("while systemd reloads, a unit seen for the first time is a re-announcement, not a launch")
+    func reloadAnnouncement() throws {
+        var tracker = try tracker()
+        #expect(feed(&tracker, snap("active", "running", Self.runA), reloading: true).isEmpty)
+        // a known unit that really changes during a reload is still tracked
+        #expect(!feed(&tracker, snap("inactive", "dead", Self.runA), reloading: true).isEmpty)
+    }
+
+    @Test("the initial listing is a baseline: a running unit's first event is its stop")
+    func baseline() throws {
+        var tracker = try tracker(records: [UnitRecord(unit: "web.service", state: launched(), invocationID: Self.runA, sequence: 7)])
+        tracker.baseline([snap("active", "running", Self.runA)])
+        #expect(feed(&tracker, snap("active", "running", Self.runA)).isEmpty)
+        let effects = feed(&tracker, snap("inactive", "dead", Self.runA, second: 30))
+        #expect(effects.contains { if case .dispatch(_, let d, _, _, 8) = $0 { d.name == "sleep" } else { false } })
+    }
+
+    @Test("a changed version at a start is an update launch")
+    func versionUpdate() throws {
+        var tracker = try tracker()
+        _ = feed(&tracker, snap("active", "running", Self.runA), version: "1")
+        _ = feed(&tracker, snap("inactive", "dead", Self.runA, second: 10))
+        let effects = feed(&tracker, snap("active", "running", Self.runB, second: 20), version: "2")
+        let launch = effects.compactMap { if case .dispatch(_, let d, _, _, _) = $0 { d } else { nil } }.first
+        #expect(launch?.name == "launch")
+        #expect(launch?.payload["lifecycle_isfirstlaunchupdate"] == .bool(true))
+    }
+
+    @Test("a refused autotracked event is reported, not persisted")
+    func refused() throws {
+        var tracker = try tracker()
+        tracker.baseline([snap("active", "running", Self.runA)])  // running, but no launch was ever recorded
+        let effects = feed(&tracker, snap("inactive", "dead", Self.runA))
+        #expect(effects == [.refused(unit: "web.service", event: .sleep, error: .invalidEventOrder)])
+    }
+
+    func launched() -> UnitState {
+        var state = UnitState()
+        let engine = LifecycleEngine(settings: LifecycleSettings(autotrackingEnabled: false), calendar: LocalCalendar(timeZone: TimeZone(identifier: "UTC")!))
+        _ = engine.track(.launch, at: 0, state: &state)
+        return state
+    }
+}
