@@ -62,7 +62,7 @@ public actor LifecycleDaemon: Service {
     // MARK: - Events
 
     private func startSource() async throws {
-        let patterns = configuration.patterns
+        let patterns = configuration.watch.map(\.pattern)
         guard !patterns.isEmpty else {
             logger.notice("No units are watched: add patterns to \"watch\" in the configuration")
             markReady("Watching no units")

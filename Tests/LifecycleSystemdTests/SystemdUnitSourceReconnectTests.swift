@@ -13,7 +13,7 @@ struct SystemdUnitSourceReconnectTests {
         defer { daemon.stop() }
         let systemd = try await FakeSystemd.start(address: daemon.address, units: [UnitFixtures.web])
         let source = try SystemdUnitSource(
-            address: .address(daemon.socketAddress), patterns: ["web.service"],
+            address: .address(daemon.socketAddress), patterns: [try UnitPattern("web.service")],
             reconnectPolicy: UnitFixtures.fastReconnect, logger: UnitFixtures.logger()
         )
         let events = EventRecorder(source.events)

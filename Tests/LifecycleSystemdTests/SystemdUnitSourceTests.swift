@@ -24,7 +24,7 @@ struct SystemdUnitSourceTests {
             defer { daemon.stop() }
             let systemd = try await FakeSystemd.start(address: daemon.address, units: units)
             let source = try SystemdUnitSource(
-                address: .address(daemon.address), patterns: ["*.service"],
+                address: .address(daemon.address), patterns: [try UnitPattern("*.service")],
                 reconnectPolicy: UnitFixtures.fastReconnect, logger: UnitFixtures.logger()
             )
             let fixture = Fixture(

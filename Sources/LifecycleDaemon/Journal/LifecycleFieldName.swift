@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleSystemd
+
 /// Journal field names for lifecycle data (docs/journal.md, "Fields").
 ///
 /// journald keeps a field only if its name is made of `[A-Z0-9_]`, does not start with `_` or a digit, and has at
@@ -11,7 +13,7 @@ public enum LifecycleFieldName {
     public static let prefix = "LIFECYCLE_"
 
     /// The longest name journald keeps.
-    public static let maximumLength = 64
+    public static let maximumLength = JournalFieldName.maximumLength
 
     /// The field name for a payload key, as docs/journal.md specifies it.
     ///

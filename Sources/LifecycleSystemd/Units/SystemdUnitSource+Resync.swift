@@ -93,7 +93,7 @@ extension SystemdUnitSource {
             interface: SystemdNames.managerInterface, member: "ListUnitsByPatterns"
         )
         try call.append([String]())  // any state
-        try call.append(patterns.patterns)
+        try call.append(patterns.map(\.text))
         let reply = try await connection.call(call)
         return try ListedUnit.readList(from: reply).filter(\.isLoaded)
     }

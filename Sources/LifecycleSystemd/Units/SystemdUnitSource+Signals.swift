@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleEngine
 import Logging
 
 extension SystemdUnitSource {
@@ -12,7 +13,7 @@ extension SystemdUnitSource {
                 try propertiesChanged(message)
             case (SystemdNames.managerInterface, "UnitRemoved"):
                 let name = try message.readString()
-                guard patterns.matches(name) else { return }
+                guard isWatched(name) else { return }
                 units[name] = nil
                 deliver(.removed(name), about: name)
             case (SystemdNames.managerInterface, "JobRemoved"):
@@ -20,7 +21,7 @@ extension SystemdUnitSource {
                 _ = try message.readObjectPath()
                 let name = try message.readString()
                 let result = try message.readString()
-                guard patterns.matches(name) else { return }
+                guard isWatched(name) else { return }
                 deliver(.jobRemoved(unit: name, jobID: jobID, result: result), about: name)
             case (SystemdNames.managerInterface, "Reloading"):
                 let isReloading = try Bool(from: message)
@@ -48,7 +49,7 @@ extension SystemdUnitSource {
     private func propertiesChanged(_ message: BusMessage) throws(SystemdError) {
         guard let path = message.path,
               let name = BusObjectPath(path).decode(prefix: SystemdNames.unitPathPrefix),
-              patterns.matches(name)
+              isWatched(name)
         else { return }
         let interface = try message.readString()
         var watched = units[name] ?? WatchedUnit()
@@ -81,5 +82,13 @@ extension SystemdUnitSource {
         if !newOwner.isEmpty {
             requestResync()
         }
+    }
+}
+
+extension SystemdUnitSource {
+    /// Whether signals about `name` are reported: an empty pattern list watches every unit, like
+    /// `ListUnitsByPatterns`.
+    func isWatched(_ name: String) -> Bool {
+        patterns.isEmpty || patterns.contains { $0.matches(name) }
     }
 }

@@ -33,7 +33,7 @@ public actor SystemdUnitSource {
 
     let continuation: AsyncStream<UnitSourceEvent>.Continuation
     let address: BusAddress
-    let patterns: UnitPatterns
+    let patterns: [UnitPattern]
     let policy: ReconnectPolicy
     let logger: Logger
 
@@ -61,18 +61,19 @@ public actor SystemdUnitSource {
     ///
     /// - Parameters:
     ///   - address: The bus: ``BusAddress/system`` for PID 1, ``BusAddress/user`` for the user manager.
-    ///   - patterns: The unit globs to watch, as `ListUnitsByPatterns` takes them; empty watches every unit.
+    ///   - patterns: The unit globs to watch, as `ListUnitsByPatterns` takes them; empty watches every unit. Incoming
+    ///     signals are filtered with the same rule, so what the source reports matches its initial listing.
     ///   - reconnectPolicy: The back-off between reconnection attempts.
     ///   - logger: Where connection trouble is reported.
     /// - Throws: ``SystemdError`` if the bus thread cannot be started.
     public init(
         address: BusAddress = .system,
-        patterns: [String],
+        patterns: [UnitPattern],
         reconnectPolicy: ReconnectPolicy = .standard,
         logger: Logger
     ) throws(SystemdError) {
         self.address = address
-        self.patterns = UnitPatterns(patterns)
+        self.patterns = patterns
         self.policy = reconnectPolicy
         self.logger = logger
         self.thread = try BusThread(name: "sd-bus-units")
@@ -148,7 +149,7 @@ public actor SystemdUnitSource {
             requestResync()
         }
         logger.info("Watching systemd units", metadata: [
-            "bus": "\(address)", "patterns": "\(patterns.patterns)", "units": "\(units.count)",
+            "bus": "\(address)", "patterns": "\(patterns.map(\.text))", "units": "\(units.count)",
         ])
     }
 
