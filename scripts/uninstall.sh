@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Removes what scripts/install.sh put in place. See --help.
+set -euo pipefail
+
+destdir=${DESTDIR:-}
+unit=$destdir/etc/systemd/system/lifecycled.service
+policy=$destdir/etc/dbus-1/system.d/org.lifecycled.Lifecycle1.conf
+
+usage() {
+    cat <<'EOF'
+Usage: scripts/uninstall.sh
+
+Stops and disables lifecycled.service, then removes what scripts/install.sh put in place:
+  $PREFIX/bin/lifecycled, $PREFIX/bin/lifecyclectl
+  /etc/systemd/system/lifecycled.service
+  /etc/dbus-1/system.d/org.lifecycled.Lifecycle1.conf
+and reloads systemd and the D-Bus configuration.
+
+Keeps the configuration (/etc/lifecycled) and the recorded lifecycle state (/var/lib/lifecycled), so a later
+install carries on counting. Delete those two directories by hand to forget everything.
+
+Environment:
+  PREFIX   where the binaries were installed (default: read from the installed unit, else /usr/local)
+  DESTDIR  remove the files staged under this directory instead; nothing is stopped or reloaded
+EOF
+}
+
+die() {
+    printf 'uninstall.sh: %s\n' "$*" >&2
+    exit 1
+}
+
+for arg in "$@"; do
+    case $arg in
+        -h | --help) usage; exit 0 ;;
+        *) die "unknown argument $arg (see --help)" ;;
+    esac
+done
+
+if [[ -n ${PREFIX:-} ]]; then
+    bindir=${PREFIX%/}/bin
+elif [[ -f $unit ]]; then
+    # install.sh wrote the real bindir into ExecStart=; reading it back finds binaries installed with any PREFIX.
+    bindir=$(sed -n 's|^ExecStart=\(/.*\)/lifecycled$|\1|p' "$unit")
+    [[ -n $bindir ]] || die "cannot read the bindir from ExecStart= in $unit; set PREFIX"
+else
+    bindir=/usr/local/bin
+fi
+
+if [[ -z $destdir ]]; then
+    ((EUID == 0)) || die "uninstalling needs root (try: sudo $0), or set DESTDIR= for staged files"
+    if [[ -d /run/systemd/system && -f $unit ]]; then
+        systemctl disable --now --quiet lifecycled.service
+    fi
+fi
+
+removed=0
+for file in "$destdir$bindir/lifecycled" "$destdir$bindir/lifecyclectl" "$unit" "$policy"; do
+    if [[ -e $file ]]; then
+        rm -f -- "$file"
+        printf 'removed %s\n' "$file"
+        removed=$((removed + 1))
+    fi
+done
+# /opt/<name> belongs to the package (FHS): drop it once empty. Shared directories like /usr/local/bin stay.
+if [[ $bindir == /opt/*/bin ]]; then
+    rmdir --ignore-fail-on-non-empty -- "$destdir$bindir" "$destdir${bindir%/bin}" 2>/dev/null || true
+fi
+((removed > 0)) || printf 'nothing to remove: lifecycled is not installed under %s\n' "${destdir:-/}"
+
+if [[ -z $destdir && -d /run/systemd/system ]]; then
+    systemctl daemon-reload
+    systemctl reset-failed lifecycled.service 2>/dev/null || true # forget a failed state of the removed unit
+    busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig ||
+        systemctl reload dbus.service || printf 'uninstall.sh: could not reload the D-Bus configuration\n' >&2
+fi
+printf 'kept %s/etc/lifecycled (configuration) and %s/var/lib/lifecycled (state)\n' "$destdir" "$destdir"
