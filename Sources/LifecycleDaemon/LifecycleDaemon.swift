@@ -17,7 +17,7 @@ public actor LifecycleDaemon: Service {
     private let options: DaemonOptions
     private let logger: Logger
     private var configuration: LifecycleConfiguration
-    private var tracker: UnitTracker
+    var tracker: UnitTracker
     private let store: StateStore
     private let journal = JournalSink()
     private let notifier = ServiceNotifier()
@@ -109,7 +109,7 @@ public actor LifecycleDaemon: Service {
         }
     }
 
-    private func perform(_ effects: [UnitTracker.Effect]) {
+    func perform(_ effects: [UnitTracker.Effect]) {
         for effect in effects {
             switch effect {
             case .persist(let record):

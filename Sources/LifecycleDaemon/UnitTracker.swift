@@ -23,7 +23,7 @@ public struct UnitTracker: Sendable {
 
     public private(set) var configuration: LifecycleConfiguration
     public private(set) var records: [String: UnitRecord]
-    private var calendar: LocalCalendar
+    private(set) var calendar: LocalCalendar
     private var mapper = SystemdUnitMapper()
 
     public init(configuration: LifecycleConfiguration, timeZone: TimeZone, records: [UnitRecord]) {
@@ -80,24 +80,39 @@ public struct UnitTracker: Sendable {
 
         var effects: [Effect] = []
         var dispatch: Dispatch?
-        var isCrashNotice = false
+        var kind = DispatchKind.custom
         switch result {
-        case .tracked(_, let tracked): dispatch = tracked
+        case .tracked(_, let tracked):
+            dispatch = tracked
+            if let tracked { kind = DispatchKind(dispatch: tracked, isCrashNotice: false) }
         case .crashNotice(let notice):
             dispatch = notice
-            isCrashNotice = true
+            kind = .crash
         case .refused(let event, let error): effects.append(.refused(unit: unit, event: event, error: error))
         case .ignored: break
         }
+        effects += commit(record, replacing: stored, dispatch: dispatch, kind: kind, invocationID: transition.invocationID)
+        return effects
+    }
+
+    /// Stores `record` and returns the effects that persist it and send `dispatch` (numbered), in that order.
+    mutating func commit(
+        _ record: UnitRecord,
+        replacing stored: UnitRecord,
+        dispatch: Dispatch?,
+        kind: DispatchKind,
+        invocationID: String? = nil
+    ) -> [Effect] {
+        var record = record
+        var effects: [Effect] = []
         if dispatch != nil { record.sequence += 1 }
         if record != stored {
-            records[unit] = record
+            records[record.unit] = record
             effects.append(.persist(record))
         }
         if let dispatch {
-            let kind = DispatchKind(dispatch: dispatch, isCrashNotice: isCrashNotice)
             effects.append(
-                .dispatch(unit: unit, dispatch: dispatch, kind: kind, invocationID: transition.invocationID, sequence: record.sequence)
+                .dispatch(unit: record.unit, dispatch: dispatch, kind: kind, invocationID: invocationID, sequence: record.sequence)
             )
         }
         return effects
