@@ -91,14 +91,11 @@ public actor LifecycleDaemon: Service {
         switch event {
         case .initial(let snapshots):
             isReloading = false
-            tracker.baseline(snapshots)
+            await apply(tracker.resync(snapshots), from: source)
             let watched = snapshots.filter { configuration.isWatched($0.name) }.count
             markReady("Watching \(watched) loaded units")
         case .changed(let snapshot):
-            for transition in tracker.transitions(for: snapshot, whileReloading: isReloading) {
-                let version = transition.transition == .began ? await version(of: transition.unit, from: source) : nil
-                perform(tracker.apply(transition, version: version, now: Self.now()))
-            }
+            await apply(tracker.transitions(for: snapshot, whileReloading: isReloading), from: source)
         case .reloading(let active):
             isReloading = active
         case .removed, .jobRemoved:
@@ -106,6 +103,13 @@ public actor LifecycleDaemon: Service {
         case .connectionLost(let error):
             logger.warning("Lost the bus connection, reconnecting", metadata: ["error": "\(error)"])
             notify(.status("Reconnecting to the bus: \(error)"))
+        }
+    }
+
+    private func apply(_ transitions: [MappedTransition], from source: SystemdUnitSource) async {
+        for transition in transitions {
+            let version = transition.transition == .began ? await version(of: transition.unit, from: source) : nil
+            perform(tracker.apply(transition, version: version, now: Self.now()))
         }
     }
 

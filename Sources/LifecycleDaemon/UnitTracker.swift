@@ -38,11 +38,19 @@ public struct UnitTracker: Sendable {
         self.calendar = LocalCalendar(timeZone: timeZone)
     }
 
-    /// Records what is already true of watched units (the initial listing and every resync): no transitions.
-    public mutating func baseline(_ snapshots: [UnitSnapshot]) {
+    /// Takes a listing of the watched units (at start, and after every resync): a unit seen for the first time is a
+    /// baseline; for a known unit the listing is one more snapshot, so a change missed while the bus was away or
+    /// systemd reloaded still becomes a transition (and a stale snapshot is ignored).
+    public mutating func resync(_ snapshots: [UnitSnapshot]) -> [MappedTransition] {
+        var transitions: [MappedTransition] = []
         for snapshot in snapshots where configuration.isWatched(snapshot.name) {
-            mapper.baseline(snapshot)
+            if mapper.knows(snapshot.name) {
+                transitions += mapper.map(snapshot)
+            } else {
+                mapper.baseline(snapshot)
+            }
         }
+        return transitions
     }
 
     /// The run transitions a snapshot shows. While systemd reloads, a unit it announces that was never seen is a

@@ -98,7 +98,7 @@ struct UnitTrackerTests {
     @Test("the initial listing is a baseline: a running unit's first event is its stop")
     func baseline() throws {
         var tracker = try tracker(records: [UnitRecord(unit: "web.service", state: launched(), invocationID: Self.runA, sequence: 7)])
-        tracker.baseline([snap("active", "running", Self.runA)])
+        #expect(tracker.resync([snap("active", "running", Self.runA)]).isEmpty)
         #expect(feed(&tracker, snap("active", "running", Self.runA)).isEmpty)
         let effects = feed(&tracker, snap("inactive", "dead", Self.runA, second: 30))
         #expect(effects.contains { if case .dispatch(_, let d, _, _, 8) = $0 { d.name == "sleep" } else { false } })
@@ -118,9 +118,33 @@ struct UnitTrackerTests {
     @Test("a refused autotracked event is reported, not persisted")
     func refused() throws {
         var tracker = try tracker()
-        tracker.baseline([snap("active", "running", Self.runA)])  // running, but no launch was ever recorded
+        _ = tracker.resync([snap("active", "running", Self.runA)])  // running, but no launch was ever recorded
         let effects = feed(&tracker, snap("inactive", "dead", Self.runA))
         #expect(effects == [.refused(unit: "web.service", event: .sleep, error: .invalidEventOrder)])
+    }
+
+    @Test("a resync after a reload maps known units: a restart it shows is a stop and a start, not a forgotten run")
+    func resyncOfKnownUnit() throws {
+        var tracker = try tracker()
+        _ = feed(&tracker, snap("active", "running", Self.runA))
+        let transitions = tracker.resync([snap("active", "running", Self.runB, second: 5)])
+        #expect(transitions.map(\.transition) == [.began])
+        #expect(transitions.first?.invocationID == Self.runB)
+    }
+
+    @Test("a listing older than what was already seen does not take a unit back in time")
+    func staleListing() throws {
+        var tracker = try tracker()
+        var old = snap("active", "running", Self.runA)
+        old.stateChangeTimestampMonotonic = 100
+        var stopped = snap("inactive", "dead", Self.runA, second: 5)
+        stopped.stateChangeTimestampMonotonic = 200
+        _ = feed(&tracker, old)
+        #expect(feed(&tracker, stopped).count == 2)  // persist, sleep
+        #expect(tracker.resync([old]).isEmpty)
+        var next = snap("active", "running", Self.runB, second: 9)
+        next.stateChangeTimestampMonotonic = 300
+        #expect(tracker.resync([next]).map(\.transition) == [.began])
     }
 
     func launched() -> UnitState {

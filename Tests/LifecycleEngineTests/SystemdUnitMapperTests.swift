@@ -135,6 +135,22 @@ struct SystemdUnitMapperTests {
         #expect(mapped == [MappedTransition(unit: "web.service", transition: .began, invocationID: Self.runA, time: 1_772_359_201_000, monotonicMicroseconds: 42)])
     }
 
+    @Test("a snapshot older than the last one seen is ignored; one without a time is taken as it comes")
+    func staleSnapshot() {
+        var mapper = SystemdUnitMapper()
+        var running = snap("active", "running")
+        running.stateChangeTimestampMonotonic = 10
+        var stopped = snap("inactive", "dead")
+        stopped.stateChangeTimestampMonotonic = 20
+        #expect(mapper.map(running).map(\.transition) == [.began])
+        #expect(mapper.map(stopped).map(\.transition) == [.endedCleanly])
+        var restarted = snap("active", "running", Self.runB)
+        restarted.stateChangeTimestampMonotonic = 15
+        #expect(mapper.map(restarted).isEmpty)
+        restarted.stateChangeTimestampMonotonic = 0
+        #expect(mapper.map(restarted).map(\.transition) == [.began])
+    }
+
     @Test("crash details are named like PID 1's journal fields")
     func crashData() {
         let details = CrashDetails(result: "signal", execMainCode: 2, execMainStatus: 9, nRestarts: 1)

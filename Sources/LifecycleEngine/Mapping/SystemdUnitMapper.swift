@@ -7,11 +7,15 @@
 /// automatic restart (`auto-restart`, and the `*-before-auto-restart` / `auto-restart-queued` states of systemd 254+).
 /// Reloads, duplicate snapshots, reset-failed and re-announcements after daemon-reload/daemon-reexec yield nothing,
 /// because each run's begin and end are remembered; the first sighting of a unit is a baseline, not an event.
+/// A snapshot older than the last one seen for its unit (by `StateChangeTimestampMonotonic`) is ignored: a listing
+/// read during a burst of changes must not take a unit back in time.
 public struct SystemdUnitMapper: Sendable {
     private struct RunMemory: Sendable {
         var begun: String?
         var ended: String?
         var isFrozen = false
+        /// The newest `StateChangeTimestampMonotonic` seen.
+        var lastStateChange: UInt64 = 0
     }
 
     private var units: [String: RunMemory] = [:]
@@ -30,6 +34,7 @@ public struct SystemdUnitMapper: Sendable {
             if Self.hasEnded(snapshot) || !Self.isRunning(snapshot) { memory.ended = id }
         }
         memory.isFrozen = snapshot.freezerState == "frozen"
+        memory.lastStateChange = snapshot.stateChangeTimestampMonotonic
         units[snapshot.name] = memory
     }
 
@@ -39,6 +44,10 @@ public struct SystemdUnitMapper: Sendable {
         defer { units[snapshot.name] = memory }
         let id = snapshot.invocationID
         guard !id.isEmpty else { return [] }
+        // 0 means systemd reported no time: such a snapshot cannot be ordered, so it is taken as it comes.
+        let stateChange = snapshot.stateChangeTimestampMonotonic
+        guard stateChange == 0 || stateChange >= memory.lastStateChange else { return [] }
+        memory.lastStateChange = max(memory.lastStateChange, stateChange)
         var transitions: [RunTransition] = []
 
         if memory.begun != id, Self.isRunning(snapshot), !Self.isRestartPending(snapshot) {

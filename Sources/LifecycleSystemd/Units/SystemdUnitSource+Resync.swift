@@ -3,12 +3,10 @@
 import LifecycleEngine
 import Logging
 
-/// A resync in progress: the snapshots read so far, and the events that arrived meanwhile.
+/// A resync in progress: the snapshots read so far.
 struct ResyncState {
     let id: Int
     var snapshots: [String: UnitSnapshot] = [:]
-    /// Events held back until the `initial` is sent, with the unit each is about.
-    var heldBack: [(unit: String?, event: UnitSourceEvent)] = []
     /// Units that sent `PropertiesChanged` during the resync, so are loaded even if the listing missed them.
     var touched: Set<String> = []
 }
@@ -25,11 +23,9 @@ extension SystemdUnitSource {
 
     /// Subscribes, lists the watched units, reads their properties and sends `.initial`.
     ///
-    /// Signals keep being handled meanwhile (the calls do not block the thread). Events they produce are held back
-    /// and sent after the `initial`, except those about a unit whose `GetAll` reply came later: that reply is
-    /// newer, since one sender's messages arrive in order.
+    /// Signals keep being handled and sent meanwhile (the calls do not block the thread), so the `initial` may hold
+    /// a unit's snapshot that is older than a `changed` sent before it; each snapshot carries its state-change time.
     func synchronize(on connection: BusConnection) async throws(SystemdError) {
-        flushHeldBackEvents()
         resyncCount += 1
         let id = resyncCount
         resync = ResyncState(id: id)
@@ -39,7 +35,7 @@ extension SystemdUnitSource {
             try await readProperties(of: listed, on: connection, resyncID: id)
             finishResync(id: id, listed: listed)
         } catch {
-            if resync?.id == id { flushHeldBackEvents() }
+            if resync?.id == id { resync = nil }
             throw error
         }
     }
@@ -158,14 +154,6 @@ extension SystemdUnitSource {
         units[name] = watched
         guard interface == SystemdNames.unitInterface, let snapshot = watched.snapshot(name: name) else { return }
         resync?.snapshots[name] = snapshot
-        // Changes of this unit held back so far are older than this reply.
-        resync?.heldBack.removeAll { held in
-            guard held.unit == name else { return false }
-            switch held.event {
-            case .changed, .removed: return true
-            default: return false
-            }
-        }
     }
 
     private func finishResync(id: Int, listed: [ListedUnit]) {
@@ -175,8 +163,5 @@ extension SystemdUnitSource {
         units = units.filter { listedNames.contains($0.key) || state.touched.contains($0.key) }
         logger.debug("Resynced with systemd", metadata: ["units": "\(state.snapshots.count)"])
         continuation.yield(.initial(state.snapshots.values.sorted { $0.name < $1.name }))
-        for (_, event) in state.heldBack {
-            continuation.yield(event)
-        }
     }
 }

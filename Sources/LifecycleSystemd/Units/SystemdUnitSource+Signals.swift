@@ -15,17 +15,17 @@ extension SystemdUnitSource {
                 let name = try message.readString()
                 guard isWatched(name) else { return }
                 units[name] = nil
-                deliver(.removed(name), about: name)
+                deliver(.removed(name))
             case (SystemdNames.managerInterface, "JobRemoved"):
                 let jobID = try UInt32(from: message)
                 _ = try message.readObjectPath()
                 let name = try message.readString()
                 let result = try message.readString()
                 guard isWatched(name) else { return }
-                deliver(.jobRemoved(unit: name, jobID: jobID, result: result), about: name)
+                deliver(.jobRemoved(unit: name, jobID: jobID, result: result))
             case (SystemdNames.managerInterface, "Reloading"):
                 let isReloading = try Bool(from: message)
-                deliver(.reloading(isReloading), about: nil)
+                deliver(.reloading(isReloading))
                 if !isReloading {
                     // Units were re-announced; a fresh listing replaces whatever was missed or doubled.
                     requestResync()
@@ -63,7 +63,7 @@ extension SystemdUnitSource {
         units[name] = watched
         resync?.touched.insert(name)
         if interface == SystemdNames.unitInterface, let snapshot = watched.snapshot(name: name) {
-            deliver(.changed(snapshot), about: name)
+            deliver(.changed(snapshot))
         }
     }
 

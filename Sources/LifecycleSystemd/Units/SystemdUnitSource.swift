@@ -46,7 +46,7 @@ public actor SystemdUnitSource {
     var isStopped = false
     /// Watched units known to be loaded, by name.
     var units: [String: WatchedUnit] = [:]
-    /// Set while a resync collects its listing; events are held back until its `initial` is sent.
+    /// Set while a resync collects its listing.
     var resync: ResyncState?
     var resyncCount = 0
     var isResyncRequested = false
@@ -108,7 +108,7 @@ public actor SystemdUnitSource {
             task.cancel()
         }
         // Closing fails the pending calls, which lets the tasks above finish.
-        flushHeldBackEvents()
+        resync = nil
         closeConnection()
         for task in tasks {
             await task.value
@@ -163,7 +163,7 @@ public actor SystemdUnitSource {
     private func connectionLost(_ error: SystemdError, generation: Int) {
         guard generation == self.generation, isEstablished, !isStopped else { return }
         logger.warning("Lost the connection to the bus", metadata: ["bus": "\(address)", "error": "\(error)"])
-        flushHeldBackEvents()
+        resync = nil
         closeConnection()
         continuation.yield(.connectionLost(error))
         startReconnecting()
@@ -197,21 +197,9 @@ public actor SystemdUnitSource {
 
     // MARK: Output
 
-    /// Sends `event`, or holds it back while a resync is collecting (then `unit` says which unit it is about).
-    func deliver(_ event: UnitSourceEvent, about unit: String?) {
-        if resync != nil {
-            resync?.heldBack.append((unit, event))
-        } else {
-            continuation.yield(event)
-        }
-    }
-
-    /// Sends whatever a resync that will not finish was holding back, so nothing is lost.
-    func flushHeldBackEvents() {
-        guard let pending = resync?.heldBack else { return }
-        resync = nil
-        for (_, event) in pending {
-            continuation.yield(event)
-        }
+    /// Sends `event` at once, also while a resync is collecting: holding signals back could only reorder or lose
+    /// them, and the consumer tells an older snapshot from a newer one by its state-change time.
+    func deliver(_ event: UnitSourceEvent) {
+        continuation.yield(event)
     }
 }

@@ -6,7 +6,9 @@ import LifecycleEngine
 public enum UnitSourceEvent: Sendable, Hashable {
     /// The state of every watched, loaded unit, read with `ListUnitsByPatterns` and `GetAll`. Sent after connecting
     /// and after every resync (a reconnect, `Reloading(false)`, systemd's bus name changing owner). It replaces what
-    /// came before: a unit missing from it is no longer loaded. Events that follow are newer.
+    /// came before: a unit missing from it is no longer loaded. Signals keep flowing while a resync collects, so a
+    /// ``changed(_:)`` sent before the `initial` may be newer than the unit's snapshot in it: compare their
+    /// `stateChangeTimestampMonotonic`.
     case initial([UnitSnapshot])
     /// A unit's `org.freedesktop.systemd1.Unit` properties changed; the snapshot also carries the type interface's
     /// values (`Result`, `NRestarts`, `ExecMain*`), which systemd sends just before. Duplicates are forwarded as they
