@@ -65,6 +65,7 @@ let package = Package(
             dependencies: [
                 "LifecycleEngine",
                 "LifecycleStorage",
+                "LifecycleSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -113,6 +114,16 @@ let package = Package(
         .testTarget(
             name: "LifecycleDaemonTests",
             dependencies: ["LifecycleDaemon"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LifecyclectlTests",
+            dependencies: [
+                "lifecyclectl",
+                "LifecycleEngine",
+                "LifecycleStorage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strictSettings
         ),
     ],

@@ -48,6 +48,8 @@ public actor LifecycleDaemon: Service {
 
     public func run() async throws {
         try await startSource()
+        // After the first sync, on a connection of its own: manual and custom events over D-Bus.
+        let manager = await publishManager(on: options.bus(configuration), logger: logger)
         await withDiscardingTaskGroup { group in
             group.addTask { await self.handleReloadSignals() }
             group.addTask { await self.pingWatchdog() }
@@ -55,6 +57,7 @@ public actor LifecycleDaemon: Service {
             group.cancelAll()
         }
         notify(.stopping)
+        await manager?.stop()
         await stopSource()
         logger.info("Stopped after \(dispatchCount) dispatches")
     }

@@ -7,7 +7,21 @@ struct LifecycleCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lifecyclectl",
         abstract: "Inspect and drive lifecycled, the lifecycle tracker for systemd units.",
+        discussion: """
+            Without a command, runs status.
+
+            Exit status, as with systemctl:
+              0   Success.
+              1   Failure, reported on standard error as "lifecyclectl: ...";
+                  for launch, wake, sleep and track also: lifecycled is not
+                  running, it refused the event, or the caller is not root.
+              4   No such unit: the unit has no lifecycle state, or lifecycled
+                  does not watch it (launch, wake, sleep, track).
+              64  Usage error: an unknown option, a missing argument, an invalid
+                  unit name, data that is not KEY=VALUE, an invalid event name.
+            """,
         version: "0.1.0",
-        subcommands: [Replay.self]
+        subcommands: [Status.self, Show.self, Launch.self, Wake.self, Sleep.self, Track.self, Replay.self],
+        defaultSubcommand: Status.self
     )
 }

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+/// An error reply of lifecycled's D-Bus interface: a D-Bus error name and a message saying what was wrong.
+///
+/// The names are part of the interface (`lifecyclectl` maps them to exit statuses):
+/// - `org.lifecycled.Lifecycle1.ManualTrackNotAllowed`: a manual launch, wake or sleep of an autotracked unit;
+/// - `org.lifecycled.Lifecycle1.InvalidEventOrder`: a manual event out of order (a wake before any launch);
+/// - `org.lifecycled.Lifecycle1.UnknownUnit`: the unit is not watched, or (`GetUnit`) has no record;
+/// - `org.lifecycled.Lifecycle1.InvalidArgument`: a wrong signature, an invalid unit or event name, too much data.
+public struct ManagerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The engine's `manualTrackNotAllowed`: the unit is autotracked.
+    public static let manualTrackNotAllowed = "org.lifecycled.Lifecycle1.ManualTrackNotAllowed"
+    /// The engine's `invalidEventOrder`: the event does not follow the unit's last one.
+    public static let invalidEventOrder = "org.lifecycled.Lifecycle1.InvalidEventOrder"
+    /// No `watch` pattern matches the unit, or `GetUnit` found no record.
+    public static let unknownUnit = "org.lifecycled.Lifecycle1.UnknownUnit"
+    /// The call itself is malformed.
+    public static let invalidArgument = "org.lifecycled.Lifecycle1.InvalidArgument"
+    /// A call that reached lifecycled while it was stopping.
+    public static let failed = "org.freedesktop.DBus.Error.Failed"
+
+    /// The D-Bus error name.
+    public var name: String
+    /// What was wrong, as a sentence.
+    public var message: String
+
+    /// Creates an error reply from its name and message.
+    public init(name: String, message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    /// The error reply for a refused request.
+    ///
+    /// An engine refusal names the event and the unit (`Refused wake of job-1.service: Invalid lifecycle event
+    /// order. …`); the other messages already say what was wrong.
+    public init(_ error: EventRequestError, refusing request: EventRequest) {
+        switch error {
+        case .unknownUnit:
+            self.init(name: Self.unknownUnit, message: error.description)
+        case .invalidArgument:
+            self.init(name: Self.invalidArgument, message: error.description)
+        case .refused(let refusal):
+            let event = switch request.event {
+            case .lifecycle(let event): event.rawValue
+            case .custom(let name): "event \(name)"
+            }
+            self.init(
+                name: refusal == .manualTrackNotAllowed ? Self.manualTrackNotAllowed : Self.invalidEventOrder,
+                message: "Refused \(event) of \(request.unit): \(refusal.description)"
+            )
+        }
+    }
+
+    /// A call whose arguments do not match the method's signature.
+    static func wrongSignature(_ method: ManagerMethod, got signature: String) -> ManagerError {
+        ManagerError(
+            name: invalidArgument,
+            message: "\(method.rawValue) takes arguments of type '\(method.inputSignature)', not '\(signature)'."
+        )
+    }
+
+    public var description: String { "\(name): \(message)" }
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleSystemd
+import Logging
+
+/// lifecycled's D-Bus object: ``ManagerInterface/objectPath`` with the interface ``ManagerInterface/name``, on a
+/// connection of its own, under the well-known name ``ManagerInterface/busName``.
+///
+/// Threading: the actor runs on its connection's ``BusThread``, so sd-bus hands each call to it synchronously. A call
+/// is decoded there and answered at once when it needs nothing from the daemon (`Introspect`, a wrong signature,
+/// an unknown method); otherwise the call message is kept, the decoded request goes to one worker task that asks
+/// the daemon (another actor) off the bus thread, and the reply is sent back on the bus thread. So the bus thread
+/// never waits for the daemon, and calls are answered in the order they arrived.
+///
+/// Access control is the D-Bus policy's (`org.lifecycled.Lifecycle1.conf`): on the system bus only root may call
+/// anything but `GetUnit`, `ListUnits`, `Introspect` and `Ping`.
+public actor ManagerObject {
+    private struct Job: Sendable {
+        var id: UInt64
+        var call: ManagerCall
+    }
+
+    /// A call waiting for its reply. Touched only on the bus thread, by this actor.
+    private final class PendingCall {
+        let message: BusMessage
+        let connection: BusConnection
+
+        init(message: BusMessage, connection: BusConnection) {
+            self.message = message
+            self.connection = connection
+        }
+    }
+
+    /// The connection the object is exported on.
+    public nonisolated let bus: SystemdBus
+    private let requests: any LifecycleRequests
+    private let logger: Logger
+    private let jobs: AsyncStream<Job>
+    private let jobsContinuation: AsyncStream<Job>.Continuation
+    private var worker: Task<Void, Never>?
+    private var pending: [UInt64: PendingCall] = [:]
+    private var lastID: UInt64 = 0
+    private var ownedName: String?
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        bus.thread.asUnownedSerialExecutor()
+    }
+
+    private init(bus: SystemdBus, requests: any LifecycleRequests, logger: Logger) {
+        self.bus = bus
+        self.requests = requests
+        self.logger = logger
+        (jobs, jobsContinuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Connects to `address`, exports the object, then becomes the primary owner of `name`.
+    ///
+    /// - Parameters:
+    ///   - address: The bus, the same as the unit source's.
+    ///   - requests: Who answers the calls: the daemon, or a fake in tests.
+    ///   - logger: For refused calls (debug) and replies that cannot be sent.
+    ///   - name: The well-known name to own; nil to own none (the object is then reachable by unique name only).
+    /// - Returns: The exported object; call ``stop()`` when done.
+    /// - Throws: ``SystemdError`` when the connection fails, or with `EEXIST` when someone else owns the name; the
+    ///   connection is closed again then.
+    public static func start(
+        on address: BusAddress,
+        requests: any LifecycleRequests,
+        logger: Logger,
+        name: String? = ManagerInterface.busName
+    ) async throws(SystemdError) -> ManagerObject {
+        let bus = try await SystemdBus.connect(address, description: "lifecycled-manager")
+        let object = ManagerObject(bus: bus, requests: requests, logger: logger)
+        do throws(SystemdError) {
+            try await object.export()
+            if let name {
+                try await bus.requestName(name)
+                await object.owns(name)
+            }
+        } catch {
+            await object.stop()
+            throw error
+        }
+        return object
+    }
+
+    /// Releases the name, answers the calls already received, and closes the connection. Idempotent.
+    public nonisolated func stop() async {
+        await drain()
+        await bus.close()
+    }
+
+    private func export() async throws(SystemdError) {
+        worker = Task { await self.work() }
+        try await bus.exportObject(path: ManagerInterface.objectPath) { [weak self] call, connection in
+            guard let self else { return false }
+            // sd-bus calls this on the bus thread, this actor's executor, and assumeIsolated runs the body right here,
+            // synchronously: the message and the connection never leave the thread they belong to.
+            nonisolated(unsafe) let call = call
+            nonisolated(unsafe) let connection = connection
+            return self.assumeIsolated { object in object.receive(call, on: connection) }
+        }
+    }
+
+    private func owns(_ name: String) {
+        ownedName = name
+    }
+
+    private func drain() async {
+        if let name = ownedName {
+            ownedName = nil
+            do {
+                try await bus.releaseName(name)
+            } catch {
+                logger.warning("Failed to release the bus name \(name)", metadata: ["error": "\(error)"])
+            }
+        }
+        jobsContinuation.finish()
+        await worker?.value
+    }
+
+    // MARK: - Calls (bus thread)
+
+    /// Handles one call to the object path; returns false to let sd-bus answer `UnknownMethod`.
+    private func receive(_ message: BusMessage, on connection: BusConnection) -> Bool {
+        guard let member = message.member else { return false }
+        switch message.interface {
+        case ManagerInterface.introspectable? where member == "Introspect":
+            reply(.text(ManagerInterface.introspectionXML), to: message, on: connection)
+        case ManagerInterface.peer? where member == "Ping":
+            // sd-bus answers Peer itself before objects see it; this only keeps Ping working if that ever changes.
+            send(try message.makeReturn(), replyingTo: message, on: connection)
+        case nil, ManagerInterface.name?:
+            guard let method = ManagerMethod(rawValue: member) else { return false }
+            let call: ManagerCall
+            do {
+                call = try ManagerCall(method, from: message)
+            } catch {
+                logger.debug("Refused a call", metadata: ["method": "\(member)", "error": "\(error)"])
+                reply(.failure(error), to: message, on: connection)
+                return true
+            }
+            lastID += 1
+            pending[lastID] = PendingCall(message: message, connection: connection)
+            if case .terminated = jobsContinuation.yield(Job(id: lastID, call: call)) {
+                finish(lastID, .failure(ManagerError(name: ManagerError.failed, message: "lifecycled is stopping.")))
+            }
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Answers the calls one at a time, in the order they came.
+    private func work() async {
+        for await job in jobs {
+            let reply = await job.call.answer(from: requests)
+            if case .failure(let error) = reply {
+                logger.debug("Refused a call", metadata: ["error": "\(error)"])
+            }
+            finish(job.id, reply)
+        }
+    }
+
+    private func finish(_ id: UInt64, _ reply: ManagerReply) {
+        guard let call = pending.removeValue(forKey: id) else { return }
+        self.reply(reply, to: call.message, on: call.connection)
+    }
+
+    private func reply(_ reply: ManagerReply, to call: BusMessage, on connection: BusConnection) {
+        send(try reply.message(replyingTo: call), replyingTo: call, on: connection)
+    }
+
+    /// Sends a reply; one that cannot be sent (the caller asked for none, or the connection is gone) is only logged.
+    private func send(
+        _ reply: @autoclosure () throws(SystemdError) -> BusMessage,
+        replyingTo call: BusMessage,
+        on connection: BusConnection
+    ) {
+        do throws(SystemdError) {
+            try connection.send(try reply())
+        } catch {
+            logger.debug("Failed to reply to \(call.member ?? "a call")", metadata: ["error": "\(error)"])
+        }
+    }
+}

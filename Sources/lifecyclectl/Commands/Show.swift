@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import LifecycleEngine
+import LifecycleStorage
+
+/// `lifecyclectl show UNIT`: every stored value and every current data point of one unit.
+struct Show: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show every stored value and current data point of one unit.",
+        discussion: """
+            Prints one key=value line per property, like systemctl show: first the unit's state file under its own \
+            key names (times in RFC 3339, UTC), then the lifecycle data points a dispatch would carry now \
+            (lifecycle_dayssincelaunch, lifecycle_secondsawake, ...) under their payload names. A data point that \
+            does not apply is left out, as in a dispatch.
+
+            The state file is read directly and read-only. A unit without a state file exits with status 4.
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(
+        name: .customLong("timezone"),
+        help: ArgumentHelp(
+            "The IANA time zone of the local data points. The default is the configuration's, else the machine's.",
+            valueName: "zone"
+        )
+    )
+    var timeZone: String?
+
+    @Argument(help: ArgumentHelp("The unit. A name without a type suffix gets .service.", valueName: "unit"))
+    var unit: String
+
+    func validate() throws {
+        _ = try UnitName.normalize(unit)
+        if let timeZone, TimeZone(identifier: timeZone) == nil {
+            throw ValidationError("Unknown time zone '\(timeZone)': expected an IANA name such as Europe/Berlin.")
+        }
+    }
+
+    func run() throws {
+        let name = try UnitName.normalize(unit)
+        let selection = try options.select(timeZone: timeZone.flatMap(TimeZone.init(identifier:)), needsTimeZone: true)
+        let store = StateStore(directory: selection.stateDirectory, readOnly: true)
+        var warnings: [StateStoreWarning] = []
+        let loaded: UnitRecord?
+        do {
+            loaded = try store.load(unit: name, warnings: &warnings)
+        } catch {
+            throw reportFailure(error.description)
+        }
+        // Read-only, the store warns only about the unit's own file, when it cannot be parsed.
+        if let warning = warnings.first {
+            throw reportFailure("\(warning.path): cannot be read (\(warning.reason)).")
+        }
+        guard let record = loaded else { throw reportNoSuchUnit(name) }
+
+        let now = Terminal.now
+        let output =
+            options.json
+            ? ShowProperties.json(record, now: now, timeZone: selection.timeZone)
+            : ShowProperties.text(record, now: now, timeZone: selection.timeZone)
+        try Terminal.write(output)
+    }
+}

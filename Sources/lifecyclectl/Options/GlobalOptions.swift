@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import LifecycleEngine
+import LifecycleStorage
+
+/// Options that every command reading lifecycled's state shares: where the state is, and the output form.
+struct GlobalOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The lifecycled configuration file. The default, /etc/lifecycled/lifecycled.json, may be missing.",
+            valueName: "file"
+        )
+    )
+    var config: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The state directory. The default is the configuration's state_directory, else /var/lib/lifecycled.",
+            valueName: "dir"
+        )
+    )
+    var stateDirectory: String?
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    /// Where the state is and which time zone applies, once the options and the configuration are combined.
+    struct Selection: Sendable, Equatable {
+        /// The state directory (the state files are in its `units/`).
+        var stateDirectory: String
+        /// The zone of the local-calendar data points.
+        var timeZone: TimeZone
+    }
+
+    /// Combines the options with the configuration, reading the configuration only when it is needed.
+    ///
+    /// The configuration is read when `--config` is given, when `--state-directory` is not, or when the time zone
+    /// matters and `zone` is nil; so `lifecyclectl status --state-directory DIR` works even if
+    /// `/etc/lifecycled/lifecycled.json` is broken or unreadable. `$STATE_DIRECTORY` is deliberately ignored: in a
+    /// shell it is unset, and in another service it names that service's own directory.
+    ///
+    /// - Parameters:
+    ///   - zone: a time zone given on the command line, which wins over the configuration's.
+    ///   - needsTimeZone: false when no output depends on the zone.
+    /// - Returns: the state directory and the zone: `zone`, else the configuration's `time_zone`, else the machine's.
+    /// - Throws: `ExitCode.failure` after reporting an unreadable or invalid configuration.
+    func select(timeZone zone: TimeZone? = nil, needsTimeZone: Bool) throws -> Selection {
+        var configuration: LifecycleConfiguration?
+        if config != nil || stateDirectory == nil || (needsTimeZone && zone == nil) {
+            do {
+                configuration = try ConfigLoader(path: config).load()
+            } catch {
+                throw reportFailure(error.description)
+            }
+        }
+        let configuredZone = configuration?.timeZone.flatMap(TimeZone.init(identifier:))
+        return Selection(
+            stateDirectory: stateDirectory ?? configuration?.stateDirectory
+                ?? LifecycleConfiguration.defaultStateDirectory,
+            timeZone: zone ?? configuredZone ?? TimeZone.current
+        )
+    }
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LifecycleEngine
+import LifecycleStorage
+
+/// `lifecyclectl status` as a table: pure, so that every byte of it is pinned by tests.
+///
+/// ```
+/// lifecycled: running (pid 412)
+///
+/// UNIT          TRACKED  LAUNCHES WAKES SLEEPS CRASHES LAST EVENT WHEN      DAYS AWAKE  VERSION
+/// nginx.service sleeping        2     3      2       1 sleep      2 h ago      1 2h 00m 1.25.3
+///
+/// TRACKED = The state at the last recorded event (launch, wake: up; sleep: sleeping), not systemd's live state.
+/// DAYS = Complete days since the first launch. AWAKE = Total time awake, the current run included.
+/// 1 unit listed.
+/// ```
+enum StatusTable {
+    /// The column titles and alignments, in order.
+    static let columns: [TextTable.Column] = [
+        .init(title: "UNIT", alignment: .left),
+        .init(title: "TRACKED", alignment: .left),
+        .init(title: "LAUNCHES", alignment: .right),
+        .init(title: "WAKES", alignment: .right),
+        .init(title: "SLEEPS", alignment: .right),
+        .init(title: "CRASHES", alignment: .right),
+        .init(title: "LAST EVENT", alignment: .left),
+        .init(title: "WHEN", alignment: .left),
+        .init(title: "DAYS", alignment: .right),
+        .init(title: "AWAKE", alignment: .right),
+        .init(title: "VERSION", alignment: .left),
+    ]
+
+    /// The explanation under the table, like systemctl's legend.
+    static let legendLines = [
+        "TRACKED = The state at the last recorded event (launch, wake: up; sleep: sleeping), not systemd's live state.",
+        "DAYS = Complete days since the first launch. AWAKE = Total time awake, the current run included.",
+    ]
+
+    /// The table of `records` at `now`, ending in a newline (empty when there is nothing to print).
+    ///
+    /// - Parameters:
+    ///   - records: the state files' records, in any order; rows are sorted by unit name.
+    ///   - now: the instant relative times, days and time awake are computed for.
+    ///   - timeZone: the zone of the engine's local calendar (no column depends on it today).
+    ///   - daemon: whether lifecycled runs, for the first line.
+    ///   - colour: true to use ANSI colours (running, up, crashes).
+    ///   - legend: false for the rows alone, without the daemon line, header and footer (`--no-legend`).
+    static func render(
+        _ records: [UnitRecord],
+        now: Milliseconds,
+        timeZone: TimeZone,
+        daemon: DaemonStatus,
+        colour: Bool,
+        legend: Bool = true
+    ) -> String {
+        let summaries = UnitSummary.summaries(records, now: now, timeZone: timeZone)
+        var table = TextTable(columns: columns)
+        for summary in summaries { table.append(row(summary, now: now)) }
+
+        var lines: [String] = []
+        if legend {
+            lines.append(daemonLine(daemon, colour: colour))
+            lines.append("")
+            if summaries.isEmpty {
+                lines.append("No unit has been tracked yet.")
+                return lines.joined(separator: "\n") + "\n"
+            }
+        }
+        lines += table.lines(header: legend, colour: colour)
+        if legend {
+            lines.append("")
+            lines += legendLines
+            lines.append(summaries.count == 1 ? "1 unit listed." : "\(summaries.count) units listed.")
+        }
+        return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `lifecycled: running (pid 412)`, `lifecycled: not running` or `lifecycled: unknown (reason)`.
+    static func daemonLine(_ daemon: DaemonStatus, colour: Bool) -> String {
+        switch daemon {
+        case .running(let pid):
+            return "lifecycled: \(TextStyle.green.apply("running", colour: colour)) (pid \(pid))"
+        case .notRunning:
+            return "lifecycled: \(TextStyle.red.apply("not running", colour: colour))"
+        case .unknown(let reason):
+            return "lifecycled: \(TextStyle.yellow.apply("unknown", colour: colour)) (\(reason))"
+        }
+    }
+
+    private static func row(_ unit: UnitSummary, now: Milliseconds) -> [TextTable.Cell] {
+        [
+            .init(unit.unit),
+            .init(unit.trackedState ?? "-", style: unit.trackedState == "up" ? .green : nil),
+            .init(String(unit.launches)),
+            .init(String(unit.wakes)),
+            .init(String(unit.sleeps)),
+            .init(String(unit.crashes), style: unit.crashes > 0 ? .red : nil),
+            .init(unit.lastEvent?.rawValue ?? "-"),
+            .init(unit.lastEventTime.map { Humanize.relativeTime($0, now: now) } ?? "-"),
+            .init(unit.daysSinceLaunch.map { String($0) } ?? "-"),
+            .init(Humanize.duration(seconds: unit.totalSecondsAwake)),
+            .init(unit.version.map(Humanize.version) ?? "-"),
+        ]
+    }
+}

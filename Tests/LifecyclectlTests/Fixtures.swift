@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LifecycleEngine
+import LifecycleStorage
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Records and instants shared by the tests: three units in three situations, seen at one fixed `now`.
+enum Fixtures {
+    /// 2026-03-02T12:00:00Z.
+    static let now: Milliseconds = 1_772_452_800_000
+    static let second: Milliseconds = 1_000
+    static let minute: Milliseconds = 60 * second
+    static let hour: Milliseconds = 60 * minute
+    static let day: Milliseconds = 24 * hour
+
+    static let utc = TimeZone(identifier: "UTC")!
+    static let digest = "3f2a9c1b7d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff"
+
+    /// Asleep: launched twice, crashed once, last slept an hour before `now`.
+    static var nginx: UnitRecord {
+        var state = UnitState()
+        state.version = "1.25.3"
+        state.firstLaunch = now - 26 * hour  // 2026-03-01T10:00:00Z
+        state.lastLaunch = now - 2 * hour
+        state.lastWake = now - 2 * hour
+        state.lastSleep = now - hour
+        state.launchCount = 2
+        state.wakeCount = 3
+        state.sleepCount = 2
+        state.totalLaunchCount = 2
+        state.totalWakeCount = 3
+        state.totalSleepCount = 2
+        state.totalCrashCount = 1
+        state.lastEvent = .sleep
+        state.totalSecondsAwake = 7_200
+        state.priorSecondsAwake = 3_600
+        return UnitRecord(
+            unit: "nginx.service",
+            state: state,
+            invocationID: "0123456789abcdef0123456789abcdef",
+            sequence: 7
+        )
+    }
+
+    /// Up: first launched 60 days and 12 hours before `now`, launched again 3 minutes before it; the version is the
+    /// executable's SHA-256.
+    static var cron: UnitRecord {
+        var state = UnitState()
+        state.version = digest
+        state.firstLaunch = now - 60 * day - 12 * hour  // 2026-01-01T00:00:00Z
+        state.lastLaunch = now - 3 * minute
+        state.lastWake = now - 3 * minute
+        state.lastSleep = now - 10 * day
+        state.launchCount = 4
+        state.wakeCount = 9
+        state.sleepCount = 8
+        state.totalLaunchCount = 4
+        state.totalWakeCount = 9
+        state.totalSleepCount = 8
+        state.lastEvent = .launch
+        state.totalSecondsAwake = 90_000
+        state.hasLaunchedInRun = true
+        return UnitRecord(
+            unit: "cron.service",
+            state: state,
+            invocationID: "fedcba9876543210fedcba9876543210",
+            sequence: 21
+        )
+    }
+
+    /// Seen but never started since lifecycled watches it: no event yet.
+    static var fresh: UnitRecord {
+        UnitRecord(unit: "fresh.service")
+    }
+
+    static var all: [UnitRecord] { [nginx, fresh, cron] }
+}
+
+/// A fresh directory under `$TMPDIR` for one test, removed with everything in it when the test ends.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        var template = Array((NSTemporaryDirectory() + "/lifecyclectl-test.XXXXXX").utf8CString)
+        guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        path = String(cString: created)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Writes `text` to `name` (relative to the directory), creating parent directories.
+    func write(_ text: String, to name: String) throws {
+        let file = path + "/" + name
+        let parent = (file as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+    }
+
+    /// The sorted names in the subdirectory `name`.
+    func list(_ name: String = "") -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path + "/" + name)) ?? []).sorted()
+    }
+}

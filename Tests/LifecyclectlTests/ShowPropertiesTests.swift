@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LifecycleEngine
+import LifecycleStorage
+import Testing
+
+@testable import lifecyclectl
+
+/// `lifecyclectl show UNIT`: the state file's values, then the current data points.
+struct ShowPropertiesTests {
+    static let nginxText = """
+        unit=nginx.service
+        invocation_id=0123456789abcdef0123456789abcdef
+        sequence=7
+        app_version=1.25.3
+        last_event=sleep
+        has_launched_in_run=no
+        timestamp_first_launch=2026-03-01T10:00:00.000Z
+        timestamp_last_launch=2026-03-02T10:00:00.000Z
+        timestamp_last_wake=2026-03-02T10:00:00.000Z
+        timestamp_last_sleep=2026-03-02T11:00:00.000Z
+        timestamp_update=
+        count_launch=2
+        count_wake=3
+        count_sleep=2
+        count_total_launch=2
+        count_total_wake=3
+        count_total_sleep=2
+        count_total_crash=1
+        total_seconds_awake=7200
+        prior_seconds_awake=3600
+        lifecycle_dayofweek_local=2
+        lifecycle_hourofday_local=12
+        lifecycle_dayssincelaunch=1
+        lifecycle_dayssincelastwake=0
+        lifecycle_firstlaunchdate=2026-03-01T10:00:00Z
+        lifecycle_firstlaunchdate_MMDDYYYY=03/01/2026
+        lifecycle_lastlaunchdate=2026-03-02T10:00:00Z
+        lifecycle_lastwakedate=2026-03-02T10:00:00Z
+        lifecycle_lastsleepdate=2026-03-02T11:00:00Z
+        lifecycle_launchcount=2
+        lifecycle_wakecount=3
+        lifecycle_sleepcount=2
+        lifecycle_totallaunchcount=2
+        lifecycle_totalwakecount=3
+        lifecycle_totalsleepcount=2
+        lifecycle_totalcrashcount=1
+        lifecycle_totalsecondsawake=7200
+        lifecycle_secondsawake=3600
+
+        """
+
+    @Test("the key=value form of a sleeping unit is pinned")
+    func text() {
+        #expect(ShowProperties.text(Fixtures.nginx, now: Fixtures.now, timeZone: Fixtures.utc) == Self.nginxText)
+    }
+
+    @Test("a unit that is up counts its running period in the current data points only")
+    func upUnit() {
+        let text = ShowProperties.text(Fixtures.cron, now: Fixtures.now, timeZone: Fixtures.utc)
+        #expect(text.contains("\ntotal_seconds_awake=90000\n"))  // stored: completed periods
+        #expect(text.contains("\nlifecycle_totalsecondsawake=90180\n"))  // now: three minutes more
+        #expect(text.contains("\nlifecycle_secondsawake=180\n"))
+        #expect(text.contains("\nhas_launched_in_run=yes\n"))
+    }
+
+    @Test("the JSON form of a unit without events is pinned")
+    func json() {
+        let expected =
+            #"{"app_version":null,"count_launch":0,"count_sleep":0,"count_total_crash":0,"count_total_launch":0,"#
+            + #""count_total_sleep":0,"count_total_wake":0,"count_wake":0,"has_launched_in_run":false,"#
+            + #""invocation_id":null,"last_event":null,"lifecycle_dayofweek_local":2,"#
+            + #""lifecycle_hourofday_local":12,"lifecycle_launchcount":0,"lifecycle_secondsawake":0,"#
+            + #""lifecycle_sleepcount":0,"lifecycle_totalcrashcount":0,"lifecycle_totallaunchcount":0,"#
+            + #""lifecycle_totalsecondsawake":0,"lifecycle_totalsleepcount":0,"lifecycle_totalwakecount":0,"#
+            + #""lifecycle_wakecount":0,"prior_seconds_awake":0,"sequence":0,"timestamp_first_launch":null,"#
+            + #""timestamp_last_launch":null,"timestamp_last_sleep":null,"timestamp_last_wake":null,"#
+            + #""timestamp_update":null,"total_seconds_awake":0,"unit":"fresh.service"}"#
+            + "\n"
+        #expect(ShowProperties.json(Fixtures.fresh, now: Fixtures.now, timeZone: Fixtures.utc) == expected)
+    }
+
+    @Test("the JSON form has exactly the keys of the text form")
+    func sameKeys() throws {
+        let text = ShowProperties.text(Fixtures.nginx, now: Fixtures.now, timeZone: Fixtures.utc)
+        let textKeys = text.split(separator: "\n").map { String($0.prefix(while: { $0 != "=" })) }
+        let json = try JSONParser.parse(ShowProperties.json(Fixtures.nginx, now: Fixtures.now, timeZone: Fixtures.utc))
+        #expect(json.objectValue?.keys.sorted() == textKeys.sorted())
+        #expect(json.objectValue?["has_launched_in_run"] == .bool(false))
+        #expect(json.objectValue?["lifecycle_dayssincelaunch"] == .int(1))
+    }
+
+    @Test("local data points follow the time zone; stored times stay in UTC")
+    func timeZone() throws {
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let text = ShowProperties.text(Fixtures.nginx, now: Fixtures.now, timeZone: berlin)
+        #expect(text.contains("\nlifecycle_hourofday_local=13\n"))
+        #expect(text.contains("\ntimestamp_last_sleep=2026-03-02T11:00:00.000Z\n"))
+        let kiritimati = try #require(TimeZone(identifier: "Pacific/Kiritimati"))  // UTC+14: already Tuesday
+        let later = ShowProperties.text(Fixtures.nginx, now: Fixtures.now, timeZone: kiritimati)
+        #expect(later.contains("\nlifecycle_dayofweek_local=3\n"))
+        #expect(later.contains("\nlifecycle_hourofday_local=2\n"))
+    }
+
+    @Test("control characters in a value cannot break a line in two")
+    func escaping() {
+        var record = Fixtures.nginx
+        record.state.version = "1.0\nlast_event=launch\t\u{1B}"
+        let text = ShowProperties.text(record, now: Fixtures.now, timeZone: Fixtures.utc)
+        #expect(text.contains("\napp_version=1.0\\nlast_event=launch\\t\\x1b\n"))
+        #expect(text.split(separator: "\n").count == Self.nginxText.split(separator: "\n").count)
+        #expect(ShowProperties.plain(.string("back\\slash")) == "back\\slash")
+    }
+}
