@@ -26,6 +26,7 @@ public actor LifecycleDaemon: Service {
     private var eventsTask: Task<Void, Never>?
     private var isReloading = false
     private var isReady = false
+    private var hasReconciled = false
     private var dispatchCount = 0
 
     /// Loads the state files; fails when the state directory cannot be read or holds a file from a newer version.
@@ -94,6 +95,10 @@ public actor LifecycleDaemon: Service {
         switch event {
         case .initial(let snapshots):
             isReloading = false
+            if !hasReconciled {
+                hasReconciled = true
+                await reconcile(with: snapshots, from: source)
+            }
             await apply(tracker.resync(snapshots), from: source)
             let watched = snapshots.filter { configuration.isWatched($0.name) }.count
             markReady("Watching \(watched) loaded units")
@@ -106,6 +111,40 @@ public actor LifecycleDaemon: Service {
         case .connectionLost(let error):
             logger.warning("Lost the bus connection, reconnecting", metadata: ["error": "\(error)"])
             notify(.status("Reconnecting to the bus: \(error)"))
+        }
+    }
+
+    /// At start, records what happened to watched units while lifecycled was not running: from systemd's listing,
+    /// and for runs no longer listed from PID 1's own journal entries for their InvocationID.
+    private func reconcile(with snapshots: [UnitSnapshot], from source: SystemdUnitSource) async {
+        var endings: [String: RunEnding] = [:]
+        for (unit, invocationID) in tracker.runsToLookUp(in: snapshots) {
+            endings[unit] = ending(of: unit, invocationID: invocationID)
+        }
+        let transitions = tracker.reconcile(snapshots, endings: endings)
+        if !transitions.isEmpty {
+            logger.notice("Recovering \(transitions.count) transitions that happened while lifecycled was not running")
+        }
+        await apply(transitions, from: source)
+    }
+
+    /// How a run ended according to PID 1's journal (trusted entries only: `_PID=1`); nil when it does not say.
+    /// The user manager logs under other field names, so this looks only at the system manager's runs.
+    private func ending(of unit: String, invocationID: String) -> RunEnding? {
+        guard options.bus(configuration) == .system else { return nil }
+        do {
+            let entries = try JournalReader().entries(
+                matching: ["_PID=1", "UNIT=\(unit)", "INVOCATION_ID=\(invocationID)"],
+                fields: RunEnding.fields
+            )
+            return RunEnding(entries: entries.compactMap { entry in
+                entry.fields["MESSAGE_ID"].map {
+                    RunEnding.Entry(messageID: $0, time: Milliseconds(entry.realtimeMicroseconds / 1_000), fields: entry.fields)
+                }
+            })
+        } catch {
+            logger.warning("Failed to read the journal about \(unit)", metadata: ["error": "\(error)"])
+            return nil
         }
     }
 

@@ -78,6 +78,7 @@ public struct UnitTracker: Sendable {
         case .began:
             observation = .runBegan(version: version)
             record.invocationID = transition.invocationID
+            record.runEnded = false
         case .endedCleanly: observation = .runEnded
         case .failed(let details): observation = .runFailed(details: details.data)
         case .frozen: observation = .frozen
@@ -90,15 +91,18 @@ public struct UnitTracker: Sendable {
         var dispatch: Dispatch?
         var kind = DispatchKind.custom
         switch result {
-        case .tracked(_, let tracked):
+        case .tracked(let event, let tracked):
             dispatch = tracked
+            if event == .sleep, transition.transition == .endedCleanly { record.runEnded = true }
             if let tracked { kind = DispatchKind(dispatch: tracked, isCrashNotice: false) }
         case .crashNotice(let notice):
             dispatch = notice
             kind = .crash
+            record.runEnded = true
         case .refused(let event, let error): effects.append(.refused(unit: unit, event: event, error: error))
         case .ignored: break
         }
+        if transition.isReconciled { dispatch?.customData["reconciled"] = .bool(true) }
         effects += commit(record, replacing: stored, dispatch: dispatch, kind: kind, invocationID: transition.invocationID)
         return effects
     }

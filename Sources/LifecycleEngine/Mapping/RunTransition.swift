@@ -56,18 +56,22 @@ public struct MappedTransition: Sendable, Hashable {
     public var time: Milliseconds?
     /// systemd's `StateChangeTimestampMonotonic` in microseconds (0 when unknown).
     public var monotonicMicroseconds: UInt64
+    /// True when the transition happened while lifecycled was not running and was recovered at its start.
+    public var isReconciled: Bool
 
     public init(
         unit: String,
         transition: RunTransition,
         invocationID: String,
         time: Milliseconds?,
-        monotonicMicroseconds: UInt64
+        monotonicMicroseconds: UInt64,
+        isReconciled: Bool = false
     ) {
         self.unit = unit
         self.transition = transition
         self.invocationID = invocationID
         self.time = time
         self.monotonicMicroseconds = monotonicMicroseconds
+        self.isReconciled = isReconciled
     }
 }

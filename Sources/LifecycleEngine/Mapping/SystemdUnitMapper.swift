@@ -31,7 +31,7 @@ public struct SystemdUnitMapper: Sendable {
         let id = snapshot.invocationID
         if !id.isEmpty {
             memory.begun = id
-            if Self.hasEnded(snapshot) || !Self.isRunning(snapshot) { memory.ended = id }
+            if snapshot.hasEnded || !snapshot.isRunning { memory.ended = id }
         }
         memory.isFrozen = snapshot.freezerState == "frozen"
         memory.lastStateChange = snapshot.stateChangeTimestampMonotonic
@@ -50,15 +50,15 @@ public struct SystemdUnitMapper: Sendable {
         memory.lastStateChange = max(memory.lastStateChange, stateChange)
         var transitions: [RunTransition] = []
 
-        if memory.begun != id, Self.isRunning(snapshot), !Self.isRestartPending(snapshot) {
+        if memory.begun != id, snapshot.isRunning, !snapshot.isRestartPending {
             memory.begun = id
             memory.ended = nil
             memory.isFrozen = false
             transitions.append(.began)
         }
-        if memory.begun == id, memory.ended != id, Self.hasEnded(snapshot) {
+        if memory.begun == id, memory.ended != id, snapshot.hasEnded {
             memory.ended = id
-            transitions.append(Self.isSuccess(snapshot) ? .endedCleanly : .failed(Self.details(snapshot)))
+            transitions.append(snapshot.endTransition)
         }
         if memory.begun == id, memory.ended != id, let freezer = snapshot.freezerState {
             if freezer == "frozen", !memory.isFrozen {
@@ -69,47 +69,14 @@ public struct SystemdUnitMapper: Sendable {
                 transitions.append(.thawed)
             }
         }
-        let time = snapshot.stateChangeTimestamp > 0 ? Milliseconds(snapshot.stateChangeTimestamp / 1_000) : nil
         return transitions.map {
             MappedTransition(
                 unit: snapshot.name,
                 transition: $0,
                 invocationID: id,
-                time: time,
+                time: snapshot.stateChangeTime,
                 monotonicMicroseconds: snapshot.stateChangeTimestampMonotonic
             )
         }
-    }
-
-    private static func isRunning(_ s: UnitSnapshot) -> Bool {
-        switch s.activeState {
-        case .activating, .active, .reloading, .refreshing: true
-        default: false
-        }
-    }
-
-    /// Restart pending: the run is over even though ActiveState may say activating (v252: activating/auto-restart).
-    private static func isRestartPending(_ s: UnitSnapshot) -> Bool {
-        s.subState == "auto-restart" || s.subState == "auto-restart-queued" || s.subState.hasSuffix("-before-auto-restart")
-    }
-
-    private static func hasEnded(_ s: UnitSnapshot) -> Bool {
-        switch s.activeState {
-        case .inactive, .failed: true
-        default: isRestartPending(s)
-        }
-    }
-
-    private static func isSuccess(_ s: UnitSnapshot) -> Bool {
-        s.activeState != .failed && (s.result == nil || s.result == "success")
-    }
-
-    private static func details(_ s: UnitSnapshot) -> CrashDetails {
-        CrashDetails(
-            result: s.result ?? "failed",
-            execMainCode: s.execMainCode,
-            execMainStatus: s.execMainStatus,
-            nRestarts: s.nRestarts
-        )
     }
 }

@@ -26,15 +26,25 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     public var state: UnitState
     /// The systemd `InvocationID` of the unit's current or last run, nil before the first run was seen.
     public var invocationID: String?
+    /// True once the end of the run ``invocationID`` was recorded (a sleep, or a crash notice, which leaves the
+    /// last event at launch or wake until the next launch counts the crash), so it is never recorded twice.
+    public var runEnded: Bool
     /// The number of the unit's last dispatch. Saved before the dispatch is sent, so after a crash a re-sent dispatch
     /// carries the same number and can be recognised as a duplicate.
     public var sequence: UInt64
 
     /// Creates a record; a unit that was never seen starts with an empty state and sequence 0.
-    public init(unit: String, state: UnitState = UnitState(), invocationID: String? = nil, sequence: UInt64 = 0) {
+    public init(
+        unit: String,
+        state: UnitState = UnitState(),
+        invocationID: String? = nil,
+        runEnded: Bool = false,
+        sequence: UInt64 = 0
+    ) {
         self.unit = unit
         self.state = state
         self.invocationID = invocationID
+        self.runEnded = runEnded
         self.sequence = sequence
     }
 
@@ -43,6 +53,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         case unit
         case state
         case invocationID = "invocation_id"
+        case runEnded = "run_ended"
         case sequence
     }
 
@@ -54,6 +65,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         unit = try container.decode(String.self, forKey: .unit)
         state = try container.decode(UnitState.self, forKey: .state)
         invocationID = try container.decodeIfPresent(String.self, forKey: .invocationID)
+        runEnded = try container.decodeIfPresent(Bool.self, forKey: .runEnded) ?? false
         sequence = try container.decode(UInt64.self, forKey: .sequence)
     }
 
@@ -64,6 +76,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         try container.encode(unit, forKey: .unit)
         try container.encode(state, forKey: .state)
         try container.encodeIfPresent(invocationID, forKey: .invocationID)
+        if runEnded { try container.encode(runEnded, forKey: .runEnded) }
         try container.encode(sequence, forKey: .sequence)
     }
 }

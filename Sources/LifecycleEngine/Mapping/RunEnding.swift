@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// How a run ended, as PID 1's journal tells it (systemd-dbus-notes §5): the source for runs that ended while
+/// lifecycled was not running.
+public enum RunEnding: Sendable, Hashable {
+    case endedCleanly(at: Milliseconds)
+    case failed(CrashDetails, at: Milliseconds)
+
+    /// One of PID 1's journal entries about a run (read only from `_PID=1`: `UNIT=` is an untrusted field).
+    public struct Entry: Sendable, Hashable {
+        public var messageID: String
+        public var time: Milliseconds
+        public var fields: [String: String]
+
+        public init(messageID: String, time: Milliseconds, fields: [String: String]) {
+            self.messageID = messageID
+            self.time = time
+            self.fields = fields
+        }
+    }
+
+    /// `sd-messages.h` ids PID 1 logs when a run ends.
+    public enum MessageID {
+        /// `SD_MESSAGE_UNIT_SUCCESS`: "Deactivated successfully."
+        public static let unitSuccess = "7ad2d189f7e94e70a38c781354912448"
+        /// `SD_MESSAGE_UNIT_FAILURE_RESULT`: "Failed with result '…'." with `UNIT_RESULT=`.
+        public static let unitFailureResult = "d9b373ed55a64feb8242e02dbe79a49c"
+        /// `SD_MESSAGE_UNIT_PROCESS_EXIT`: "Main process exited, code=…, status=…" with `EXIT_CODE=`, `EXIT_STATUS=`.
+        public static let unitProcessExit = "98e322203f7a4ed290d09fe03c09fe15"
+        /// `SD_MESSAGE_UNIT_STOPPED`: "Stopped …" (a stop job finished).
+        public static let unitStopped = "9d1aaa27d60140bd96365438aad20286"
+    }
+
+    /// The journal fields the decision reads.
+    public static let fields = ["MESSAGE_ID", "UNIT_RESULT", "EXIT_CODE", "EXIT_STATUS"]
+
+    /// How the run of `entries` (all of one InvocationID, oldest first) ended, or nil when they do not say (the run
+    /// may still be going, or the journal no longer holds it).
+    public init?(entries: [Entry]) {
+        let exit = entries.last { $0.messageID == MessageID.unitProcessExit }
+        if let failure = entries.first(where: { $0.messageID == MessageID.unitFailureResult }) {
+            let details = CrashDetails(
+                result: failure.fields["UNIT_RESULT"] ?? "failed",
+                execMainCode: exit?.fields["EXIT_CODE"].flatMap(Self.code(named:)),
+                execMainStatus: exit?.fields["EXIT_STATUS"].flatMap { Int32($0) }
+            )
+            self = .failed(details, at: failure.time)
+        } else if let success = entries.first(where: { $0.messageID == MessageID.unitSuccess || $0.messageID == MessageID.unitStopped }) {
+            self = .endedCleanly(at: success.time)
+        } else {
+            return nil
+        }
+    }
+
+    private static func code(named name: String) -> Int32? {
+        switch name {
+        case "exited": 1
+        case "killed": 2
+        case "dumped": 3
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// What a snapshot says about the unit's current run (DESIGN §2): decided on ActiveState and Result, and on SubState
+/// only to recognise a pending automatic restart.
+extension UnitSnapshot {
+    /// The run is starting, running or reloading.
+    public var isRunning: Bool {
+        switch activeState {
+        case .activating, .active, .reloading, .refreshing: true
+        default: false
+        }
+    }
+
+    /// Restart pending: the run is over even though ActiveState may say activating (v252: activating/auto-restart;
+    /// v254+: `*-before-auto-restart`, `auto-restart-queued`).
+    public var isRestartPending: Bool {
+        subState == "auto-restart" || subState == "auto-restart-queued" || subState.hasSuffix("-before-auto-restart")
+    }
+
+    /// The run is over: inactive, failed, or waiting for an automatic restart.
+    public var hasEnded: Bool {
+        switch activeState {
+        case .inactive, .failed: true
+        default: isRestartPending
+        }
+    }
+
+    /// How the run ended, for a snapshot that ``hasEnded``: cleanly only with Result=success (the exit code does not
+    /// matter: a SIGTERM from systemd's stop is a success).
+    public var endTransition: RunTransition {
+        guard activeState == .failed || (result != nil && result != "success") else { return .endedCleanly }
+        return .failed(
+            CrashDetails(result: result ?? "failed", execMainCode: execMainCode, execMainStatus: execMainStatus, nRestarts: nRestarts)
+        )
+    }
+
+    /// systemd's `StateChangeTimestamp` in milliseconds, nil when it reported none.
+    public var stateChangeTime: Milliseconds? {
+        stateChangeTimestamp > 0 ? Milliseconds(stateChangeTimestamp / 1_000) : nil
+    }
+}
