@@ -76,6 +76,11 @@ let package = Package(
             path: "Benchmarks/lifecycle-bench",
             swiftSettings: strictSettings
         ),
+        // Helpers shared by the test targets (a private dbus-daemon).
+        .target(
+            name: "LifecycleTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "LifecycleEngineTests",
             dependencies: ["LifecycleEngine"],
@@ -107,13 +112,14 @@ let package = Package(
             dependencies: [
                 "LifecycleSystemd",
                 "LifecycleEngine",
+                "LifecycleTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "LifecycleDaemonTests",
-            dependencies: ["LifecycleDaemon"],
+            dependencies: ["LifecycleDaemon", "LifecycleTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

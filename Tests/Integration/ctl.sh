@@ -15,29 +15,9 @@ source "$here/lib/assert.sh"
 # shellcheck source=Tests/Integration/lib/container.sh
 source "$here/lib/container.sh"
 
-if (($# != 1)); then
-    echo "usage: ctl.sh BUILD_DIR (a release build holding lifecycled and lifecyclectl)" >&2
-    exit 64
-fi
-build_dir=$1
-if ((EUID != 0)); then
-    echo "ctl.sh: must run as root (systemd-nspawn boots a container)" >&2
-    exit 1
-fi
-for tool in systemd-nspawn nsenter jq; do
-    command -v "$tool" >/dev/null || { echo "ctl.sh: $tool is missing (apt-get install systemd-container util-linux jq)" >&2; exit 1; }
-done
-for binary in lifecycled lifecyclectl; do
-    [[ -x $build_dir/$binary ]] || { echo "ctl.sh: $build_dir/$binary is missing; build with: swift build -c release --static-swift-stdlib --scratch-path .build-release" >&2; exit 1; }
-done
-
-# MESSAGE_IDs of the dispatches (docs/journal.md).
-readonly ID_LAUNCH=7006b0aab99348aaa0549048c05b00b9
-readonly ID_WAKE=c3cffdd912a94468bf55af95c5153a3f
-readonly ID_SLEEP=1ecaafbe5252451daa10ccc3e7fd2329
-readonly ID_CUSTOM=c045a9c8b7de4d3084fecaf0ae0df532
-
-readonly PREFIX_INSIDE=/opt/lifecycled
+# shellcheck source=Tests/Integration/lib/lifecycled.sh
+source "$here/lib/lifecycled.sh"
+suite_preflight ctl.sh "$@"
 readonly CTL=$PREFIX_INSIDE/bin/lifecyclectl
 readonly UNITS_DIR=/var/lib/lifecycled/units
 # job-* report their own lifecycle; lc-*.service are autotracked.

@@ -6,6 +6,7 @@ import LifecycleEngine
 import LifecycleStorage
 import LifecycleSystemd
 import Logging
+import LifecycleTestSupport
 import Testing
 
 @Suite(.enabled(if: PrivateBus.isAvailable, "dbus-daemon is not installed"))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleSystemd
+import LifecycleTestSupport
 import Testing
 
 @Suite(.enabled(if: PrivateBus.isAvailable, "dbus-daemon is not installed"))

@@ -2,6 +2,7 @@
 
 import LifecycleEngine
 import LifecycleSystemd
+import LifecycleTestSupport
 import Testing
 
 /// What happens when the bus goes away: the closest a private bus gets to `systemctl restart dbus`.

@@ -3,6 +3,7 @@
 import Glibc
 import LifecycleEngine
 import LifecycleSystemd
+import LifecycleTestSupport
 import Testing
 
 /// The unit source against a fake `org.freedesktop.systemd1` on a private bus.

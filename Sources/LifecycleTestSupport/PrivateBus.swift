@@ -7,16 +7,17 @@ import Synchronization
 /// A private `dbus-daemon --session` for one test, listening on a socket in its own temporary directory.
 ///
 /// The daemon is spawned directly (`posix_spawn`) so that this type alone reaps it; only its pid is ever signalled.
-final class PrivateBus: Sendable {
+/// Tests that need it skip themselves when ``isAvailable`` is false.
+public final class PrivateBus: Sendable {
     /// The daemon binary, if installed.
-    static let daemonPath: String? = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first {
+    public static let daemonPath: String? = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
-    static var isAvailable: Bool { daemonPath != nil }
+    public static var isAvailable: Bool { daemonPath != nil }
 
     /// The directory holding the socket; removed by ``stop()``.
-    let directory: String
+    public let directory: String
     private let state = Mutex<(pid: pid_t, address: String)>((0, ""))
 
     private init(directory: String) {
@@ -24,7 +25,7 @@ final class PrivateBus: Sendable {
     }
 
     /// Starts a daemon in a new temporary directory.
-    static func start() throws -> PrivateBus {
+    public static func start() throws -> PrivateBus {
         var template = Array("/tmp/lifecycled-bus-XXXXXX".utf8CString)
         guard mkdtemp(&template) != nil else { throw PrivateBusError.setup("mkdtemp", errno) }
         let path = template.dropLast().map { UInt8(bitPattern: $0) }
@@ -33,17 +34,17 @@ final class PrivateBus: Sendable {
         return bus
     }
 
-    var socketPath: String { directory + "/bus" }
+    public var socketPath: String { directory + "/bus" }
 
     /// The address the daemon printed, e.g. `unix:path=/tmp/…/bus,guid=…`. The guid pins this daemon instance:
     /// sd-bus refuses a server with another guid, so use ``socketAddress`` to reach a restarted daemon.
-    var address: String { state.withLock { $0.address } }
+    public var address: String { state.withLock { $0.address } }
 
     /// The address without a guid, valid across restarts on the same socket.
-    var socketAddress: String { "unix:path=\(socketPath)" }
+    public var socketAddress: String { "unix:path=\(socketPath)" }
 
     /// Starts (again) a daemon on the same socket path, e.g. after ``kill()``.
-    func launch() throws {
+    public func launch() throws {
         guard let daemonPath = Self.daemonPath else { throw PrivateBusError.missingDaemon }
         unlink(socketPath)
         var fds: [Int32] = [0, 0]
@@ -104,7 +105,7 @@ final class PrivateBus: Sendable {
     }
 
     /// Terminates the daemon (only our pid) and reaps it.
-    func kill() {
+    public func kill() {
         let pid = state.withLock { state -> pid_t in
             defer { state.pid = 0 }
             return state.pid
@@ -116,7 +117,7 @@ final class PrivateBus: Sendable {
     }
 
     /// Terminates the daemon and removes the directory.
-    func stop() {
+    public func stop() {
         kill()
         unlink(socketPath)
         rmdir(directory)
@@ -127,7 +128,7 @@ final class PrivateBus: Sendable {
     }
 }
 
-enum PrivateBusError: Error {
+public enum PrivateBusError: Error {
     case missingDaemon
     case noAddress
     case setup(String, Int32)
