@@ -15,19 +15,25 @@ import UnixSignals
 /// hands them over, so it never waits for disk or journal.
 public actor LifecycleDaemon: Service {
     private let options: DaemonOptions
-    private let logger: Logger
+    let logger: Logger
     private var configuration: LifecycleConfiguration
     var tracker: UnitTracker
     private let store: StateStore
-    private let journal = JournalSink()
+    let journal = JournalSink()
     private let notifier = ServiceNotifier()
     private var versions = VersionReader()
     private var source: SystemdUnitSource?
     private var eventsTask: Task<Void, Never>?
     private var isReloading = false
-    private var isReady = false
     private var hasReconciled = false
-    private var dispatchCount = 0
+    /// True once the first listing of the watched units is applied (reconciled and baselined).
+    private var hasFirstListing = false
+    private var firstListingWaiters: [CheckedContinuation<Void, Never>] = []
+    private var statusText = "Starting"
+    var dispatchCount = 0
+    /// Journal entries the journal refused, oldest first; see `LifecycleDaemon+Delivery.swift`.
+    var undelivered: [[(name: String, value: String)]] = []
+    var retryTask: Task<Void, Never>?
 
     /// Loads the state files; fails when the state directory cannot be read or holds a file from a newer version.
     public init(options: DaemonOptions, configuration: LifecycleConfiguration, logger: Logger) throws {
@@ -48,9 +54,14 @@ public actor LifecycleDaemon: Service {
     }
 
     public func run() async throws {
+        await deliverLastDispatches()
         try await startSource()
-        // After the first sync, on a connection of its own: manual and custom events over D-Bus.
+        // Manual events must not overtake what happened while lifecycled was down: first the listing, then the name.
+        await firstListing()
         let manager = await publishManager(on: options.bus(configuration), logger: logger)
+        // READY=1 only now: the state is loaded, the first listing applied and the bus name owned (or given up on).
+        notify(.ready, .status(statusText))
+        logger.info("\(statusText)")
         await withDiscardingTaskGroup { group in
             group.addTask { await self.handleReloadSignals() }
             group.addTask { await self.pingWatchdog() }
@@ -60,6 +71,10 @@ public actor LifecycleDaemon: Service {
         notify(.stopping)
         await manager?.stop()
         await stopSource()
+        retryTask?.cancel()
+        if !undelivered.isEmpty {
+            logger.warning("Stopping with \(undelivered.count) dispatches the journal refused; the last of each unit is sent at the next start")
+        }
         logger.info("Stopped after \(dispatchCount) dispatches")
     }
 
@@ -69,7 +84,8 @@ public actor LifecycleDaemon: Service {
         let patterns = configuration.watch.map(\.pattern)
         guard !patterns.isEmpty else {
             logger.notice("No units are watched: add patterns to \"watch\" in the configuration")
-            markReady("Watching no units")
+            report(status: "Watching no units")
+            finishFirstListing()
             return
         }
         let source = try SystemdUnitSource(address: options.bus(configuration), patterns: patterns, logger: logger)
@@ -101,7 +117,8 @@ public actor LifecycleDaemon: Service {
             }
             await apply(tracker.resync(snapshots), from: source)
             let watched = snapshots.filter { configuration.isWatched($0.name) }.count
-            markReady("Watching \(watched) loaded units")
+            report(status: "Watching \(watched) loaded units")
+            finishFirstListing()
         case .changed(let snapshot):
             await apply(tracker.transitions(for: snapshot, whileReloading: isReloading), from: source)
         case .reloading(let active):
@@ -172,12 +189,7 @@ public actor LifecycleDaemon: Service {
                     sequence: sequence,
                     kind: kind
                 )
-                do {
-                    try journal.send(entry.fields)
-                    dispatchCount += 1
-                } catch {
-                    logger.error("Failed to write a dispatch to the journal", metadata: ["unit": "\(unit)", "error": "\(error)"])
-                }
+                deliver(entry.fields)
             case .refused(let unit, let event, let error):
                 logger.debug("Ignored \(event) of \(unit): \(error)")
             }
@@ -205,14 +217,24 @@ public actor LifecycleDaemon: Service {
 
     // MARK: - Service manager
 
-    private func markReady(_ status: String) {
-        if !isReady {
-            isReady = true
-            notify(.ready, .status(status))
-            logger.info("\(status)")
-        } else {
-            notify(.status(status))
-        }
+    /// Shows `status` in `systemctl status` (once READY=1 was sent; before, it waits for READY=1).
+    private func report(status: String) {
+        let changed = status != statusText
+        statusText = status
+        if hasFirstListing, changed { notify(.status(status)) }
+    }
+
+    /// Returns once the first listing of the watched units has been applied.
+    private func firstListing() async {
+        guard !hasFirstListing else { return }
+        await withCheckedContinuation { firstListingWaiters.append($0) }
+    }
+
+    private func finishFirstListing() {
+        guard !hasFirstListing else { return }
+        hasFirstListing = true
+        for waiter in firstListingWaiters { waiter.resume() }
+        firstListingWaiters = []
     }
 
     private func notify(_ notifications: ServiceNotification...) {

@@ -117,7 +117,13 @@ public struct UnitTracker: Sendable {
     ) -> [Effect] {
         var record = record
         var effects: [Effect] = []
-        if dispatch != nil { record.sequence += 1 }
+        if let dispatch {
+            record.sequence += 1
+            let entry = DispatchJournalEntry(
+                unit: record.unit, dispatch: dispatch, invocationID: invocationID, sequence: record.sequence, kind: kind
+            )
+            record.lastDispatch = Dictionary(entry.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
         if record != stored {
             records[record.unit] = record
             effects.append(.persist(record))

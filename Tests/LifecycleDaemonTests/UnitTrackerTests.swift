@@ -44,6 +44,10 @@ struct UnitTrackerTests {
         #expect(record.invocationID == Self.runA)
         #expect(record.sequence == 1)
         #expect(record.state.lastEvent == .launch)
+        // the record carries its dispatch, so that one lost before reaching the journal can be sent again
+        #expect(record.lastDispatch?["LIFECYCLE_SEQUENCE"] == "1")
+        #expect(record.lastDispatch?["LIFECYCLE_EVENT"] == "launch")
+        #expect(record.lastDispatch?["MESSAGE_ID"] == DispatchKind.launch.messageID)
         #expect(unit == "web.service")
         #expect(invocationID == Self.runA)
         #expect(sequence == 1)

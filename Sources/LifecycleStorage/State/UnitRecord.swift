@@ -29,6 +29,9 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     /// True once the end of the run ``invocationID`` was recorded (a sleep, or a crash notice, which leaves the
     /// last event at launch or wake until the next launch counts the crash), so it is never recorded twice.
     public var runEnded: Bool
+    /// The journal fields of the unit's last dispatch, saved before it is sent: if lifecycled dies before the journal
+    /// has it, it is sent again at the next start (and only then).
+    public var lastDispatch: [String: String]?
     /// The number of the unit's last dispatch. Saved before the dispatch is sent, so after a crash a re-sent dispatch
     /// carries the same number and can be recognised as a duplicate.
     public var sequence: UInt64
@@ -39,12 +42,14 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         state: UnitState = UnitState(),
         invocationID: String? = nil,
         runEnded: Bool = false,
+        lastDispatch: [String: String]? = nil,
         sequence: UInt64 = 0
     ) {
         self.unit = unit
         self.state = state
         self.invocationID = invocationID
         self.runEnded = runEnded
+        self.lastDispatch = lastDispatch
         self.sequence = sequence
     }
 
@@ -54,6 +59,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         case state
         case invocationID = "invocation_id"
         case runEnded = "run_ended"
+        case lastDispatch = "last_dispatch"
         case sequence
     }
 
@@ -66,6 +72,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         state = try container.decode(UnitState.self, forKey: .state)
         invocationID = try container.decodeIfPresent(String.self, forKey: .invocationID)
         runEnded = try container.decodeIfPresent(Bool.self, forKey: .runEnded) ?? false
+        lastDispatch = try container.decodeIfPresent([String: String].self, forKey: .lastDispatch)
         sequence = try container.decode(UInt64.self, forKey: .sequence)
     }
 
@@ -77,6 +84,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         try container.encode(state, forKey: .state)
         try container.encodeIfPresent(invocationID, forKey: .invocationID)
         if runEnded { try container.encode(runEnded, forKey: .runEnded) }
+        try container.encodeIfPresent(lastDispatch, forKey: .lastDispatch)
         try container.encode(sequence, forKey: .sequence)
     }
 }
