@@ -13,7 +13,7 @@ usage() {
 Usage: scripts/uninstall.sh
 
 Stops and disables lifecycled.service, then removes what scripts/install.sh put in place:
-  $PREFIX/bin/lifecycled, $PREFIX/bin/lifecyclectl
+  $PREFIX/bin/lifecycled, $PREFIX/bin/lifecyclectl, and lifecyclectl's shell completions
   /etc/systemd/system/lifecycled.service
   /etc/dbus-1/system.d/org.lifecycled.Lifecycle1.conf
 and reloads systemd and the D-Bus configuration.
@@ -57,7 +57,9 @@ if [[ -z $destdir ]]; then
 fi
 
 removed=0
-for file in "$destdir$bindir/lifecycled" "$destdir$bindir/lifecyclectl" "$unit" "$policy"; do
+for file in "$destdir$bindir/lifecycled" "$destdir$bindir/lifecyclectl" "$unit" "$policy" \
+    "$destdir${bindir%/bin}/share/bash-completion/completions/lifecyclectl" \
+    "$destdir${bindir%/bin}/share/zsh/site-functions/_lifecyclectl"; do
     if [[ -e $file ]]; then
         rm -f -- "$file"
         printf 'removed %s\n' "$file"
