@@ -79,6 +79,17 @@ struct ReplaySessionTests {
         #expect(data?["lifecycle_totallaunchcount"] == .int(1))
     }
 
+    @Test("invalid UTF-8 is an error, never silently replaced")
+    func invalidUTF8() {
+        var session = ReplaySession(calendar: LocalCalendar(timeZone: zone("UTC"))) { _ in LifecycleSettings() }
+        var output = JSONWriter()
+        let line = Array(#"{"unit": "a"#.utf8) + [0xFF] + Array(#".service", "event": "x", "time": 0}"#.utf8)
+        #expect(throws: ReplayInputError("invalid JSON at column 10: invalid UTF-8 in a string")) {
+            try session.process(line: line, into: &output)
+        }
+        #expect(output.bytes.isEmpty)
+    }
+
     @Test("malformed lines are errors that say what is wrong", arguments: [
         ("not json", "invalid JSON at column 1: invalid literal (expected true, false or null)"),
         ("[1]", "expected a JSON object, found an array"),
@@ -93,6 +104,8 @@ struct ReplaySessionTests {
         (#"{"unit": "a", "observe": "crashed", "time": 0}"#, #""observe" must be started, stopped, failed, frozen or thawed, found "crashed""#),
         (#"{"unit": "a", "event": "launch", "observe": "started", "time": 0}"#, #"a line has either "event" or "observe", not both"#),
         (#"{"unit": "a", "event": "", "time": 0}"#, #""event" is empty"#),
+        (#"{"unit": "\#(String(repeating: "u", count: 256))", "event": "launch", "time": 0}"#, #""unit" is longer than 255 bytes"#),
+        (#"{"unit": "a\u0001b", "event": "launch", "time": 0}"#, #""unit" contains a control character"#),
     ])
     func malformed(line: String, reason: String) {
         #expect(throws: ReplayInputError(reason)) { try replay([line]) }

@@ -161,8 +161,13 @@ public struct JSONParser {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                // RFC 8259 text is UTF-8: invalid bytes are an error, never silently replaced.
+                guard let string = String(validating: slice, as: UTF8.self) else {
+                    index = start - 1  // name the string, not its end
+                    throw error("invalid UTF-8 in a string")
+                }
                 index += 1
-                return String(decoding: slice, as: UTF8.self)
+                return string
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw error("control character in a string") }
@@ -174,7 +179,11 @@ public struct JSONParser {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(decoding: scalars, as: UTF8.self)
+                guard let string = String(validating: scalars, as: UTF8.self) else {
+                    index = start - 1
+                    throw error("invalid UTF-8 in a string")
+                }
+                return string
             case UInt8(ascii: "\\"):
                 try appendEscape(to: &scalars)
             case 0..<0x20:

@@ -14,6 +14,8 @@ struct ReplayLine {
     var data: [String: JSONValue]
     var newProcess: Bool
 
+    static let maximumUnitNameLength = 255
+
     private static let knownKeys: Set<String> = ["unit", "event", "observe", "time", "version", "data", "new_process"]
 
     /// Decodes one line; the error names the key and what was wrong with it.
@@ -27,6 +29,13 @@ struct ReplayLine {
         }
         unit = try Self.string(object, "unit")
         guard !unit.isEmpty else { throw ReplayInputError("\"unit\" is empty") }
+        // systemd's limit for unit names (UNIT_NAME_MAX, 256 with the terminating NUL).
+        guard unit.utf8.count <= Self.maximumUnitNameLength else {
+            throw ReplayInputError("\"unit\" is longer than \(Self.maximumUnitNameLength) bytes")
+        }
+        guard !unit.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw ReplayInputError("\"unit\" contains a control character")
+        }
 
         switch (object["event"], object["observe"]) {
         case (.some, .some):
