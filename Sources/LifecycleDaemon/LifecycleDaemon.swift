@@ -30,6 +30,10 @@ public actor LifecycleDaemon: Service {
     private var hasFirstListing = false
     private var firstListingWaiters: [CheckedContinuation<Void, Never>] = []
     private var statusText = "Starting"
+    /// lifecycled's D-Bus interface, nil when it could not be published.
+    private var manager: ManagerObject?
+    /// Set when the bus connection broke: the interface is published again once the unit source is back.
+    private var isManagerStale = false
     var dispatchCount = 0
     /// Journal entries the journal refused, oldest first; see `LifecycleDaemon+Delivery.swift`.
     var undelivered: [[(name: String, value: String)]] = []
@@ -58,7 +62,7 @@ public actor LifecycleDaemon: Service {
         try await startSource()
         // Manual events must not overtake what happened while lifecycled was down: first the listing, then the name.
         await firstListing()
-        let manager = await publishManager(on: options.bus(configuration), logger: logger)
+        manager = await publishManager(on: options.bus(configuration), logger: logger)
         // READY=1 only now: the state is loaded, the first listing applied and the bus name owned (or given up on).
         notify(.ready, .status(statusText))
         logger.info("\(statusText)")
@@ -115,7 +119,13 @@ public actor LifecycleDaemon: Service {
                 hasReconciled = true
                 await reconcile(with: snapshots, from: source)
             }
-            await apply(tracker.resync(snapshots), from: source)
+            await apply(tracker.resync(snapshots, isFirstListing: !hasFirstListing), from: source)
+            if isManagerStale {
+                // The bus came back (dbus-daemon restarted): the old connection's name and object are gone.
+                isManagerStale = false
+                await manager?.stop()
+                manager = await publishManager(on: options.bus(configuration), logger: logger)
+            }
             let watched = snapshots.filter { configuration.isWatched($0.name) }.count
             report(status: "Watching \(watched) loaded units")
             finishFirstListing()
@@ -127,6 +137,7 @@ public actor LifecycleDaemon: Service {
             break
         case .connectionLost(let error):
             logger.warning("Lost the bus connection, reconnecting", metadata: ["error": "\(error)"])
+            isManagerStale = hasFirstListing
             notify(.status("Reconnecting to the bus: \(error)"))
         }
     }

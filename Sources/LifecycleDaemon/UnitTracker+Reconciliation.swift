@@ -21,7 +21,7 @@ extension UnitTracker {
     }
 
     /// The transitions lifecycled missed, from systemd's listing at start and the endings read from the journal for
-    /// ``runsToLookUp(in:)``. Apply them before ``resync(_:)`` takes the listing as the baseline.
+    /// ``runsToLookUp(in:)``. Apply them before ``resync(_:isFirstListing:)`` takes the listing as the baseline.
     public func reconcile(_ snapshots: [UnitSnapshot], endings: [String: RunEnding]) -> [MappedTransition] {
         let byName = Dictionary(snapshots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var transitions: [MappedTransition] = []

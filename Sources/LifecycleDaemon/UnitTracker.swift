@@ -38,13 +38,14 @@ public struct UnitTracker: Sendable {
         self.calendar = LocalCalendar(timeZone: timeZone)
     }
 
-    /// Takes a listing of the watched units (at start, and after every resync): a unit seen for the first time is a
-    /// baseline; for a known unit the listing is one more snapshot, so a change missed while the bus was away or
-    /// systemd reloaded still becomes a transition (and a stale snapshot is ignored).
-    public mutating func resync(_ snapshots: [UnitSnapshot]) -> [MappedTransition] {
+    /// Takes a listing of the watched units (at start, and after every resync). In the first listing a unit is a
+    /// baseline (its first sighting). In a later one the listing is one more snapshot, so a change missed while the bus
+    /// was away or systemd reloaded still becomes a transition (a stale snapshot is ignored), and a unit seen for the
+    /// first time that is running began while lifecycled was not looking.
+    public mutating func resync(_ snapshots: [UnitSnapshot], isFirstListing: Bool) -> [MappedTransition] {
         var transitions: [MappedTransition] = []
         for snapshot in snapshots where configuration.isWatched(snapshot.name) {
-            if mapper.knows(snapshot.name) {
+            if mapper.knows(snapshot.name) || !isFirstListing {
                 transitions += mapper.map(snapshot)
             } else {
                 mapper.baseline(snapshot)

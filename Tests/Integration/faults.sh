@@ -957,10 +957,8 @@ known_failing "5b. after a state file was set aside, a dispatch the journal neve
 only "4a. full state file system: ENOSPC logged, no restart, dispatches sent, state right once space is back" test_full_state_fs
 known_failing "4b. restart of lifecycled while the state file system is full: nothing dispatched twice" \
     test_restart_while_state_fs_full "a restart reconciles from the stale record on disk"
-known_failing "2a. restart of dbus: reconnect, resync, units tracked (also one started meanwhile)" test_dbus_restart \
-    "a run that begins while the bus is away is a baseline at the resync"
-known_failing "2b. restart of dbus: lifecycled owns $NAME again" test_dbus_restart_name \
-    "the D-Bus interface does not reconnect"
+only "2a. restart of dbus: reconnect, resync, units tracked (also one started meanwhile)" test_dbus_restart
+only "2b. restart of dbus: lifecycled owns $NAME again" test_dbus_restart_name
 only "6. the journal refusing writes: no crash, state persisted, each dispatch reaches the journal once" test_journal_refuses_writes
 known_failing "6b. SIGKILL of lifecycled while the journal refuses writes: each dispatch still reaches it once" \
     test_kill_while_journal_refuses "only each unit's last dispatch survives a restart; the retry queue is in memory"

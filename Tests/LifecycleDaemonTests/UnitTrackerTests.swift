@@ -102,7 +102,7 @@ struct UnitTrackerTests {
     @Test("the initial listing is a baseline: a running unit's first event is its stop")
     func baseline() throws {
         var tracker = try tracker(records: [UnitRecord(unit: "web.service", state: launched(), invocationID: Self.runA, sequence: 7)])
-        #expect(tracker.resync([snap("active", "running", Self.runA)]).isEmpty)
+        #expect(tracker.resync([snap("active", "running", Self.runA)], isFirstListing: true).isEmpty)
         #expect(feed(&tracker, snap("active", "running", Self.runA)).isEmpty)
         let effects = feed(&tracker, snap("inactive", "dead", Self.runA, second: 30))
         #expect(effects.contains { if case .dispatch(_, let d, _, _, 8) = $0 { d.name == "sleep" } else { false } })
@@ -122,7 +122,7 @@ struct UnitTrackerTests {
     @Test("a refused autotracked event is reported, not persisted")
     func refused() throws {
         var tracker = try tracker()
-        _ = tracker.resync([snap("active", "running", Self.runA)])  // running, but no launch was ever recorded
+        _ = tracker.resync([snap("active", "running", Self.runA)], isFirstListing: true)  // running, never launched
         let effects = feed(&tracker, snap("inactive", "dead", Self.runA))
         #expect(effects == [.refused(unit: "web.service", event: .sleep, error: .invalidEventOrder)])
     }
@@ -131,7 +131,7 @@ struct UnitTrackerTests {
     func resyncOfKnownUnit() throws {
         var tracker = try tracker()
         _ = feed(&tracker, snap("active", "running", Self.runA))
-        let transitions = tracker.resync([snap("active", "running", Self.runB, second: 5)])
+        let transitions = tracker.resync([snap("active", "running", Self.runB, second: 5)], isFirstListing: false)
         #expect(transitions.map(\.transition) == [.began])
         #expect(transitions.first?.invocationID == Self.runB)
     }
@@ -145,10 +145,18 @@ struct UnitTrackerTests {
         stopped.stateChangeTimestampMonotonic = 200
         _ = feed(&tracker, old)
         #expect(feed(&tracker, stopped).count == 2)  // persist, sleep
-        #expect(tracker.resync([old]).isEmpty)
+        #expect(tracker.resync([old], isFirstListing: false).isEmpty)
         var next = snap("active", "running", Self.runB, second: 9)
         next.stateChangeTimestampMonotonic = 300
-        #expect(tracker.resync([next]).map(\.transition) == [.began])
+        #expect(tracker.resync([next], isFirstListing: false).map(\.transition) == [.began])
+    }
+
+    @Test("in a later listing a unit never seen before that is running began while lifecycled was not looking")
+    func newUnitInLaterListing() throws {
+        var tracker = try tracker()
+        #expect(tracker.resync([snap("active", "running", Self.runA)], isFirstListing: false).map(\.transition) == [.began])
+        var first = try self.tracker()
+        #expect(first.resync([snap("active", "running", Self.runA)], isFirstListing: true).isEmpty)
     }
 
     func launched() -> UnitState {
