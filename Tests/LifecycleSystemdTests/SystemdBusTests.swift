@@ -1,11 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Glibc
 import LifecycleSystemd
 import LifecycleTestSupport
 import Testing
 
 @Suite(.enabled(if: PrivateBus.isAvailable, "dbus-daemon is not installed"))
 struct SystemdBusTests {
+    @Test("closing a connection fails the calls still waiting for a reply, at once")
+    func closeFailsPendingCalls() async throws {
+        let daemon = try PrivateBus.start()
+        defer { daemon.stop() }
+        // A peer that takes every call and never answers it.
+        let silent = try await SystemdBus.connect(.address(daemon.address), description: "silent")
+        try await silent.exportObject(path: "/org/example/Silent") { _, _ in true }
+        try await silent.requestName("org.example.Silent")
+        let client = try await SystemdBus.connect(.address(daemon.address), description: "client")
+        let waiting = Task { () -> SystemdError? in
+            do throws(SystemdError) {
+                _ = try await client.call(
+                    destination: "org.example.Silent", path: "/org/example/Silent", interface: nil, member: "Wait",
+                    timeout: .seconds(60)
+                )
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))  // the call is on its way; its reply never comes
+        let closed = ContinuousClock.now
+        await client.close()
+        let error = await waiting.value
+        #expect(error?.errno == ECONNRESET)
+        #expect(ContinuousClock.now - closed < .seconds(5), "the call waited for its timeout instead")
+        await silent.close()
+    }
+
     @Test("calls the bus daemon and reads its replies")
     func methodCallRoundTrip() async throws {
         let daemon = try PrivateBus.start()

@@ -21,7 +21,13 @@ extension BusConnection {
     ) throws(SystemdError) {
         let operation = "call \(message.member ?? "a method")"
         let bus = try openBus(operation)
-        let box = Unmanaged.passRetained(PendingCallBox(operation: operation, completion: completion))
+        lastCallID += 1
+        let id = lastCallID
+        let call = PendingCallBox(operation: operation) { [weak self] result in
+            self?.pendingCalls[id] = nil
+            completion(result)
+        }
+        let box = Unmanaged.passRetained(call)
         var slot: OpaquePointer?
         // 0 asks sd-bus for its default timeout, so a sub-microsecond timeout must not round down to it.
         let usec = timeout.map { max($0.microsecondsRoundedUp, 1) } ?? 0
@@ -34,6 +40,7 @@ extension BusConnection {
         }
         // From here on the slot's destroy callback owns the box.
         try BusCallbacks.makeFloating(slot!, destroy: BusCallbacks.releasePendingCall)
+        pendingCalls[id] = call
     }
 
     /// Sends a method call and waits for its reply, without blocking the bus thread.

@@ -19,6 +19,10 @@ public final class BusConnection {
     public let address: BusAddress
     /// Why the connection broke, once it has.
     public private(set) var failure: SystemdError?
+    /// Calls waiting for their reply, so that ``close()`` can fail them: sd-bus fails them only when it frees the
+    /// bus, and a method-call message still referenced by a waiting caller keeps the bus alive after the close.
+    var pendingCalls: [UInt64: PendingCallBox] = [:]
+    var lastCallID: UInt64 = 0
 
     /// Called on the bus thread, once, when `sd_bus_process` reports that the connection is gone (for example
     /// `-ECONNRESET` when the bus daemon exits). Pending calls have failed by then. The connection is no longer
@@ -103,6 +107,13 @@ public final class BusConnection {
         thread.detach(self)
         self.bus = nil
         sd_bus_flush_close_unref(bus)
+        let pending = pendingCalls.values
+        pendingCalls = [:]
+        for call in pending {
+            call.complete(.failure(SystemdError(
+                errno: ECONNRESET, operation: call.operation, message: "The connection was closed before a reply arrived"
+            )))
+        }
     }
 
     func markFailed(_ error: SystemdError) {
