@@ -177,14 +177,24 @@ public actor LifecycleDaemon: Service {
     private func version(of unit: String, from source: SystemdUnitSource) async -> String? {
         let versionSource = configuration.versionSource(for: unit)
         if case .none = versionSource { return nil }
+        let details: UnitDetails
         do {
-            let details = try await source.details(of: unit)
-            let inputs = UnitVersionInputs(
-                executablePath: details.mainExecutable,
-                fragmentPath: details.fragmentPath,
-                dropInPaths: details.dropInPaths,
-                environment: details.environment
-            )
+            details = try await source.details(of: unit)
+        } catch where error.errno == ENOENT {
+            // A short-lived run (a oneshot, a transient unit) is often unloaded before its start is handled: expected.
+            logger.debug("No version for \(unit): it is no longer loaded")
+            return nil
+        } catch {
+            logger.warning("Failed to read the version of \(unit)", metadata: ["error": "\(error)"])
+            return nil
+        }
+        let inputs = UnitVersionInputs(
+            executablePath: details.mainExecutable,
+            fragmentPath: details.fragmentPath,
+            dropInPaths: details.dropInPaths,
+            environment: details.environment
+        )
+        do {
             return try versions.version(of: versionSource, inputs: inputs)
         } catch {
             logger.warning("Failed to read the version of \(unit)", metadata: ["error": "\(error)"])
