@@ -60,12 +60,6 @@ name_owned() {
     [[ $(c_exec busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s $NAME) == "b true" ]]
 }
 
-# The dispatches of UNIT, oldest first, one `journalctl -o json` object per line.
-dispatches() { c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled "LIFECYCLE_UNIT=$1"; }
-dispatch_count() { dispatches "$1" | grep -c . || true; }
-has_dispatches() { (($(dispatch_count "$1") >= $2)); }
-wait_dispatches() { wait_for "$WAIT" has_dispatches "$1" "$2"; }
-
 # state UNIT [JQ_FILTER]: the unit's state file, or one value from it.
 state() { c_exec jq -r "${2:-.}" "$UNITS_DIR/$1.json"; }
 

@@ -34,12 +34,6 @@ export CONTAINER_LOG_DIR=$work
 
 # --- helpers -------------------------------------------------------------------------------------------------------
 
-unit_prop() { c_exec systemctl show -p "$2" --value "$1"; }
-
-# The dispatches of UNIT, oldest first, one `journalctl -o json` object per line.
-dispatches() { c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled "LIFECYCLE_UNIT=$1"; }
-dispatch_count() { dispatches "$1" | grep -c . || true; }
-has_dispatches() { (($(dispatch_count "$1") >= $2)); }
 # wait_dispatches UNIT N: until UNIT has at least N dispatches.
 wait_dispatches() { wait_for "$WAIT" has_dispatches "$1" "$2"; }
 # nth_dispatch UNIT N (from 1)
@@ -47,7 +41,6 @@ nth_dispatch() { dispatches "$1" | sed -n "${2}p"; }
 
 # Every dispatch of every unit (entries with LIFECYCLE_EVENT; lifecycled's own log lines have none).
 all_dispatches() { c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled | jq -c 'select(.LIFECYCLE_EVENT)'; }
-all_dispatch_count() { all_dispatches | grep -c . || true; }
 
 # lifecycled's own log lines (not dispatches), one JSON object per line.
 daemon_log() {
@@ -55,13 +48,9 @@ daemon_log() {
 }
 # daemon_log_count TEXT: how many of lifecycled's log lines contain TEXT.
 daemon_log_count() { daemon_log | jq -r --arg t "$1" 'select(.MESSAGE | tostring | contains($t)) | .MESSAGE' | grep -c . || true; }
-has_daemon_log() { (($(daemon_log_count "$1") >= $2)); }
-wait_daemon_log() { wait_for "$WAIT" has_daemon_log "$1" "$2"; }
 
 # state UNIT [JQ_FILTER]: the unit's state file, or one value from it.
 state() { c_exec jq -r "${2:-.}" "$UNITS_DIR/$1.json"; }
-
-resync_count() { daemon_log_count "Resynced with systemd"; }
 
 # wait_resyncs_settled MIN: until lifecycled has logged at least MIN resyncs with systemd and no new one for a second.
 wait_resyncs_settled() {
@@ -78,15 +67,6 @@ wait_resyncs_settled() {
         sleep 0.2
     done
     fail "lifecycled's resyncs did not settle within $WAIT s (wanted >= $min, last count $last)"
-}
-
-write_config() { printf '%s\n' "$1" | c_exec_stdin install -D -m 0644 /dev/stdin "$CONFIG"; }
-
-# assert_ge MIN ACTUAL WHAT
-assert_ge() {
-    if ! [[ $2 =~ ^[0-9]+$ ]] || (($2 < $1)); then
-        fail "$3: expected >= $1, got '$2'"
-    fi
 }
 
 # assert_no_crash_notice UNIT
@@ -306,7 +286,6 @@ test_failed_start_is_a_crash() {
     assert_json_field "$entry" OBJECT_SYSTEMD_UNIT "$unit"
     assert_eq failed "$(unit_prop "$unit" ActiveState)" "ActiveState"
 }
-has_crash_notice() { dispatches "$1" | jq -e --arg id "$ID_CRASH" 'select(.MESSAGE_ID == $id)' >/dev/null; }
 
 test_oneshot() {
     local unit=lc-oneshot.service entry invocation

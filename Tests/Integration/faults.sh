@@ -41,15 +41,8 @@ export CONTAINER_LOG_DIR=$work
 
 # --- helpers -------------------------------------------------------------------------------------------------------
 
-unit_prop() { c_exec systemctl show -p "$2" --value "$1"; }
 lifecycled_pid() { unit_prop lifecycled.service MainPID; }
 
-# The dispatches of UNIT, oldest first, one `journalctl -o json` object per line (root-owned entries only).
-dispatches() { c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled _UID=0 "LIFECYCLE_UNIT=$1"; }
-dispatch_count() { dispatches "$1" | grep -c . || true; }
-has_dispatches() { (($(dispatch_count "$1") >= $2)); }
-wait_dispatches() { wait_for "$WAIT" has_dispatches "$1" "$2"; }
-nth_dispatch() { dispatches "$1" | sed -n "${2}p"; }
 # One line per dispatch of UNIT: "SEQUENCE EVENT INVOCATION [reconciled] MESSAGE", for failure messages.
 dispatch_listing() {
     dispatches "$1" | jq -r '"    " + ([.LIFECYCLE_SEQUENCE, .LIFECYCLE_EVENT, (.LIFECYCLE_INVOCATION_ID // "-"),
@@ -58,49 +51,12 @@ dispatch_listing() {
 # The "SEQUENCE EVENT" pairs of UNIT's dispatches, space-separated, e.g. "1 launch,2 sleep".
 dispatch_summary() { dispatches "$1" | jq -r '.LIFECYCLE_SEQUENCE + " " + .LIFECYCLE_EVENT' | paste -sd, -; }
 
-all_dispatches() { c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled | jq -c 'select(.LIFECYCLE_EVENT)'; }
-all_dispatch_count() { all_dispatches | grep -c . || true; }
-
-daemon_log() {
-    c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled | jq -c 'select(.LIFECYCLE_EVENT | not)'
-}
-daemon_log_count() { daemon_log | jq -r --arg t "$1" 'select(.MESSAGE | tostring | contains($t)) | .MESSAGE' | grep -c . || true; }
-has_daemon_log() { (($(daemon_log_count "$1") >= $2)); }
-wait_daemon_log() { wait_for "$WAIT" has_daemon_log "$1" "$2"; }
 # last_daemon_log TEXT: lifecycled's latest log line containing TEXT, as a JSON object.
 last_daemon_log() { daemon_log | jq -c --arg t "$1" 'select(.MESSAGE | tostring | contains($t))' | tail -n 1; }
-resync_count() { daemon_log_count "Resynced with systemd"; }
 
-# wait_resyncs_settled MIN: until lifecycled has logged at least MIN resyncs and no new one for a second.
-wait_resyncs_settled() {
-    local min=$1 last=-1 now stable=0 deadline=$((SECONDS + WAIT))
-    while ((SECONDS < deadline)); do
-        now=$(resync_count)
-        if ((now >= min && now == last)); then
-            stable=$((stable + 1))
-            ((stable >= 5)) && return 0
-        else
-            stable=0
-        fi
-        last=$now
-        sleep 0.2
-    done
-    fail "lifecycled's resyncs did not settle within $WAIT s (wanted >= $min, last count $last)"
-}
-
-state() { c_exec jq -r "${2:-.}" "$UNITS_DIR/$1.json"; }
 # The counters of UNIT's state file as "sequence=… launch=… wake=… sleep=… crash=… last=…".
 state_counters() {
     state "$1" '"sequence=\(.sequence) launch=\(.state.count_total_launch) wake=\(.state.count_total_wake) sleep=\(.state.count_total_sleep) crash=\(.state.count_total_crash) last=\(.state.last_event)"'
-}
-
-write_config() { printf '%s\n' "$1" | c_exec_stdin install -D -m 0644 /dev/stdin "$CONFIG"; }
-
-# run_marker NAME: a transient unit that exits 0 at once; returns when lifecycled has dispatched its launch and its
-# sleep. lifecycled handles events in order, so everything it was going to do before has been done by then.
-run_marker() {
-    c_exec systemd-run --quiet --wait --unit="$1" true >/dev/null
-    wait_dispatches "$1" 2
 }
 
 lifecycled_active() { [[ $(unit_prop lifecycled.service ActiveState) == active ]]; }
@@ -120,13 +76,6 @@ call_error() {
     shift
     { c_exec dbus-send --system --print-reply --dest=$NAME $OBJECT "$INTERFACE.$method" "$@" 2>&1 || true; } |
         sed -n 's/^Error \([^:]*\):.*/\1/p'
-}
-
-# assert_ge MIN ACTUAL WHAT
-assert_ge() {
-    if ! [[ $2 =~ ^[0-9]+$ ]] || (($2 < $1)); then
-        fail "$3: expected >= $1, got '$2'"
-    fi
 }
 
 # report_problems TITLE LINE...: prints the lines (at most 40) and fails when there is any.
@@ -419,8 +368,6 @@ test_dbus_restart_name() {
 }
 
 # --- 3. daemon-reexec ----------------------------------------------------------------------------------------------
-
-has_crash_notice() { dispatches "$1" | jq -e --arg id "$ID_CRASH" 'select(.MESSAGE_ID == $id)' >/dev/null; }
 
 test_daemon_reexec() {
     local running=lc-sleep@rx-running.service failed=lc-exit3.service before owner_changes resyncs pid after

@@ -39,3 +39,72 @@ suite_preflight() {
         }
     done
 }
+
+# Helpers of the suites that drive the installed daemon. They read the suite's WAIT (seconds a polled condition may
+# take), UNITS_DIR, CONFIG and the MESSAGE_IDs above.
+
+unit_prop() { c_exec systemctl show -p "$2" --value "$1"; }
+
+# The dispatches of UNIT, oldest first, one `journalctl -o json` object per line (root-owned entries only).
+dispatches() { c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled _UID=0 "LIFECYCLE_UNIT=$1"; }
+
+dispatch_count() { dispatches "$1" | grep -c . || true; }
+
+has_dispatches() { (($(dispatch_count "$1") >= $2)); }
+
+wait_dispatches() { wait_for "$WAIT" has_dispatches "$1" "$2"; }
+
+nth_dispatch() { dispatches "$1" | sed -n "${2}p"; }
+
+all_dispatches() { c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled | jq -c 'select(.LIFECYCLE_EVENT)'; }
+
+all_dispatch_count() { all_dispatches | grep -c . || true; }
+
+daemon_log() {
+    c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled | jq -c 'select(.LIFECYCLE_EVENT | not)'
+}
+
+daemon_log_count() { daemon_log | jq -r --arg t "$1" 'select(.MESSAGE | tostring | contains($t)) | .MESSAGE' | grep -c . || true; }
+
+has_daemon_log() { (($(daemon_log_count "$1") >= $2)); }
+
+wait_daemon_log() { wait_for "$WAIT" has_daemon_log "$1" "$2"; }
+
+state() { c_exec jq -r "${2:-.}" "$UNITS_DIR/$1.json"; }
+
+resync_count() { daemon_log_count "Resynced with systemd"; }
+
+# wait_resyncs_settled MIN: until lifecycled has logged at least MIN resyncs and no new one for a second.
+wait_resyncs_settled() {
+    local min=$1 last=-1 now stable=0 deadline=$((SECONDS + WAIT))
+    while ((SECONDS < deadline)); do
+        now=$(resync_count)
+        if ((now >= min && now == last)); then
+            stable=$((stable + 1))
+            ((stable >= 5)) && return 0
+        else
+            stable=0
+        fi
+        last=$now
+        sleep 0.2
+    done
+    fail "lifecycled's resyncs did not settle within $WAIT s (wanted >= $min, last count $last)"
+}
+
+write_config() { printf '%s\n' "$1" | c_exec_stdin install -D -m 0644 /dev/stdin "$CONFIG"; }
+
+# assert_ge MIN ACTUAL WHAT
+assert_ge() {
+    if ! [[ $2 =~ ^[0-9]+$ ]] || (($2 < $1)); then
+        fail "$3: expected >= $1, got '$2'"
+    fi
+}
+
+# run_marker NAME: a transient unit that exits 0 at once; returns when lifecycled has dispatched its launch and its
+# sleep. lifecycled handles events in order, so everything it was going to do before has been done by then.
+run_marker() {
+    c_exec systemd-run --quiet --wait --unit="$1" true >/dev/null
+    wait_dispatches "$1" 2
+}
+
+has_crash_notice() { dispatches "$1" | jq -e --arg id "$ID_CRASH" 'select(.MESSAGE_ID == $id)' >/dev/null; }
