@@ -20,9 +20,14 @@ final class TemporaryDirectory {
     }
 
     deinit {
-        // Tests may have made parts read-only; give them back so the cleanup cannot fail half-way.
+        // Tests may have made directories read-only; give them back so the cleanup cannot fail half-way. Only real
+        // directories: chmod follows symlinks, and a test's symlink to /dev/null must not change /dev/null itself.
         for subpath in (try? FileManager.default.subpathsOfDirectory(atPath: path)) ?? [] {
-            chmod(path + "/" + subpath, 0o755)
+            var info = stat()
+            let file = path + "/" + subpath
+            if lstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                chmod(file, 0o755)
+            }
         }
         chmod(path, 0o755)
         try? FileManager.default.removeItem(atPath: path)
