@@ -60,9 +60,6 @@ name_owned() {
     [[ $(c_exec busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s $NAME) == "b true" ]]
 }
 
-# state UNIT [JQ_FILTER]: the unit's state file, or one value from it.
-state() { c_exec jq -r "${2:-.}" "$UNITS_DIR/$1.json"; }
-
 # assert_nothing_recorded UNIT: no dispatch and no state file.
 assert_nothing_recorded() {
     c_exec journalctl --sync

@@ -34,53 +34,11 @@ export CONTAINER_LOG_DIR=$work
 
 # --- helpers -------------------------------------------------------------------------------------------------------
 
-# wait_dispatches UNIT N: until UNIT has at least N dispatches.
-wait_dispatches() { wait_for "$WAIT" has_dispatches "$1" "$2"; }
-# nth_dispatch UNIT N (from 1)
-nth_dispatch() { dispatches "$1" | sed -n "${2}p"; }
-
-# Every dispatch of every unit (entries with LIFECYCLE_EVENT; lifecycled's own log lines have none).
-all_dispatches() { c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled | jq -c 'select(.LIFECYCLE_EVENT)'; }
-
-# lifecycled's own log lines (not dispatches), one JSON object per line.
-daemon_log() {
-    c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled | jq -c 'select(.LIFECYCLE_EVENT | not)'
-}
-# daemon_log_count TEXT: how many of lifecycled's log lines contain TEXT.
-daemon_log_count() { daemon_log | jq -r --arg t "$1" 'select(.MESSAGE | tostring | contains($t)) | .MESSAGE' | grep -c . || true; }
-
-# state UNIT [JQ_FILTER]: the unit's state file, or one value from it.
-state() { c_exec jq -r "${2:-.}" "$UNITS_DIR/$1.json"; }
-
-# wait_resyncs_settled MIN: until lifecycled has logged at least MIN resyncs with systemd and no new one for a second.
-wait_resyncs_settled() {
-    local min=$1 last=-1 now stable=0 deadline=$((SECONDS + WAIT))
-    while ((SECONDS < deadline)); do
-        now=$(resync_count)
-        if ((now >= min && now == last)); then
-            stable=$((stable + 1))
-            ((stable >= 5)) && return 0
-        else
-            stable=0
-        fi
-        last=$now
-        sleep 0.2
-    done
-    fail "lifecycled's resyncs did not settle within $WAIT s (wanted >= $min, last count $last)"
-}
-
 # assert_no_crash_notice UNIT
 assert_no_crash_notice() {
     local crashes
     crashes=$(dispatches "$1" | jq -r --arg id "$ID_CRASH" 'select(.MESSAGE_ID == $id) | .MESSAGE')
     [[ -z $crashes ]] || fail "$1: expected no crash notice, got: $crashes"
-}
-
-# run_marker NAME: a transient unit that exits 0 at once; returns when lifecycled has dispatched its launch and its
-# sleep. Everything lifecycled was going to do before it has been done by then (events are handled in order).
-run_marker() {
-    c_exec systemd-run --quiet --wait --unit="$1" true >/dev/null
-    wait_dispatches "$1" 2
 }
 
 # Starts a transient `sleep 300` and waits for its first dispatch.
