@@ -36,9 +36,4 @@ public struct DaemonOptions: Sendable {
         case .user: return .user
         }
     }
-
-    /// The configured IANA zone, else the machine's.
-    static func timeZone(_ configuration: LifecycleConfiguration) -> TimeZone {
-        configuration.timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone.current
-    }
 }

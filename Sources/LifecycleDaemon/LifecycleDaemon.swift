@@ -51,7 +51,7 @@ public actor LifecycleDaemon: Service {
         }
         tracker = UnitTracker(
             configuration: configuration,
-            timeZone: DaemonOptions.timeZone(configuration),
+            timeZone: configuration.localTimeZone(),
             records: contents.records
         )
         logger.info("Loaded \(contents.records.count) unit state files from \(store.unitsDirectory)")
@@ -266,7 +266,7 @@ public actor LifecycleDaemon: Service {
         }
         let patternsChanged = loaded.patterns != configuration.patterns || options.bus(loaded) != options.bus(configuration)
         configuration = loaded
-        tracker.reconfigure(loaded, timeZone: DaemonOptions.timeZone(loaded))
+        tracker.reconfigure(loaded, timeZone: loaded.localTimeZone())
         logger.notice("Reloaded the configuration", metadata: ["watch": "\(loaded.patterns)"])
         guard patternsChanged else { return }
         await stopSource()

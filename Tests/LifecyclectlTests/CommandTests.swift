@@ -36,7 +36,7 @@ struct CommandTests {
     func showParses() throws {
         let show = try #require(try LifecycleCtl.parseAsRoot(["show", "--timezone", "UTC", "nginx"]) as? Show)
         #expect(show.unit == "nginx")
-        #expect(show.timeZone == "UTC")
+        #expect(show.timeZone.name == "UTC")
     }
 
     @Test(

@@ -31,17 +31,10 @@ struct Replay: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A lifecycled configuration file: its settings apply to every unit.", valueName: "file"))
     var config: String?
 
-    @Option(name: .customLong("timezone"), help: ArgumentHelp("The IANA time zone of the local-calendar data points (default: the configuration's, else the machine's).", valueName: "zone"))
-    var timeZone: String?
+    @OptionGroup var timeZone: TimeZoneOption
 
     @Argument(help: ArgumentHelp("History files to replay, in order (default: standard input).", valueName: "file"))
     var files: [String] = []
-
-    func validate() throws {
-        if let timeZone, TimeZone(identifier: timeZone) == nil {
-            throw ValidationError("Unknown time zone '\(timeZone)': expected an IANA name such as Europe/Berlin.")
-        }
-    }
 
     func run() throws {
         var configuration = LifecycleConfiguration()
@@ -52,9 +45,7 @@ struct Replay: ParsableCommand {
                 throw reportFailure(error.description)
             }
         }
-        let zone = timeZone.flatMap(TimeZone.init(identifier:))
-            ?? configuration.timeZone.flatMap(TimeZone.init(identifier:))
-            ?? TimeZone.current
+        let zone = configuration.localTimeZone(overriding: timeZone.zone)
         var session = ReplaySession(calendar: LocalCalendar(timeZone: zone)) { configuration.settings(for: $0) }
         var output = JSONWriter(reservingCapacity: StandardOutput.flushThreshold * 2)
         for file in files.isEmpty ? ["-"] : files {

@@ -21,28 +21,18 @@ struct Show: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(
-        name: .customLong("timezone"),
-        help: ArgumentHelp(
-            "The IANA time zone of the local data points. The default is the configuration's, else the machine's.",
-            valueName: "zone"
-        )
-    )
-    var timeZone: String?
+    @OptionGroup var timeZone: TimeZoneOption
 
     @Argument(help: ArgumentHelp("The unit. A name without a type suffix gets .service.", valueName: "unit"))
     var unit: String
 
     func validate() throws {
         _ = try UnitName.normalize(unit)
-        if let timeZone, TimeZone(identifier: timeZone) == nil {
-            throw ValidationError("Unknown time zone '\(timeZone)': expected an IANA name such as Europe/Berlin.")
-        }
     }
 
     func run() throws {
         let name = try UnitName.normalize(unit)
-        let selection = try options.select(timeZone: timeZone.flatMap(TimeZone.init(identifier:)), needsTimeZone: true)
+        let selection = try options.select(timeZone: timeZone.zone, needsTimeZone: true)
         let store = StateStore(directory: selection.stateDirectory, readOnly: true)
         var warnings: [StateStoreWarning] = []
         let loaded: UnitRecord?

@@ -57,11 +57,10 @@ struct GlobalOptions: ParsableArguments {
                 throw reportFailure(error.description)
             }
         }
-        let configuredZone = configuration?.timeZone.flatMap(TimeZone.init(identifier:))
         return Selection(
             stateDirectory: stateDirectory ?? configuration?.stateDirectory
                 ?? LifecycleConfiguration.defaultStateDirectory,
-            timeZone: zone ?? configuredZone ?? TimeZone.current
+            timeZone: (configuration ?? LifecycleConfiguration()).localTimeZone(overriding: zone)
         )
     }
 }
