@@ -162,8 +162,9 @@ test_daemon_stopped_and_restarted() {
     released=$(c_exec journalctl --no-pager -u lifecycled.service -o cat | grep -c "Failed to release" || true)
     assert_eq 0 "$released" "release failures at shutdown"
     assert_eq "" "$(c_exec journalctl --no-pager -u lifecycled.service -p err -o cat)" "errors logged by lifecycled"
+    # Type=notify: systemctl start returns at READY=1, which lifecycled sends only once it owns its name.
     c_exec systemctl start lifecycled.service
-    wait_for "$WAIT" name_owned
+    name_owned || fail "lifecycled was ready before it owned $NAME"
     # The state survived: a launch after the wake is a new run that never slept, so it counts a crash.
     assert_eq "0|job-1.service: launch dispatched, sequence 5.|" "$(ctl launch -v job-1)" "launch after a restart"
     wait_dispatches job-1.service 5
