@@ -1,22 +1,79 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Glibc
 import LifecycleEngine
+import LifecycleStorage
 import LifecycleSystemd
 import Logging
 
 extension LifecycleDaemon {
+    /// How far before the last sign of life of the previous lifecycled the journal is searched for missed runs: a run
+    /// that began just before it died may not have reached it. Widening the search is safe: a unit's runs are taken
+    /// only after the run its record holds, and a unit with no record had no run recorded at all.
+    static let historyMargin: UInt64 = 10_000_000
+
     /// At start, records what happened to watched units while lifecycled was not running: from systemd's listing,
-    /// and for runs no longer listed from PID 1's own journal entries for their InvocationID.
+    /// PID 1's own journal entries for the stored runs no longer listed, and every run PID 1 logged since the
+    /// previous lifecycled stopped tracking.
     func reconcile(with snapshots: [UnitSnapshot], from source: SystemdUnitSource) async {
+        let history = missedHistory()
+        let seen = snapshots.map(\.name) + (history.map { Array($0.units) } ?? [])
+        catchUpWithJournal(units: Set(tracker.records.keys).union(unitsSetAside).union(seen.filter(configuration.isWatched)))
         var endings: [String: RunEnding] = [:]
         for (unit, invocationID) in tracker.runsToLookUp(in: snapshots) {
             endings[unit] = ending(of: unit, invocationID: invocationID)
         }
-        let transitions = tracker.reconcile(snapshots, endings: endings)
+        let transitions = tracker.reconcile(snapshots, endings: endings, history: history)
         if !transitions.isEmpty {
             logger.notice("Recovering \(transitions.count) transitions that happened while lifecycled was not running")
         }
         await apply(transitions, from: source)
+    }
+
+    /// Brings the records of `units` up to lifecycled's own dispatches in the journal (see
+    /// ``UnitTracker/catchUp(with:)``): reads each unit's dispatches numbered above its record's sequence, or the newest
+    /// one of a unit with no record.
+    private func catchUpWithJournal(units: Set<String>) {
+        let units = units.sorted()
+        let floors = units.map { tracker.records[$0]?.sequence }
+        var journaled: [String: [JournaledDispatch]] = [:]
+        var newestTaken = Set<Int>()
+        do {
+            let found = try JournalReader().newestEntries(
+                for: units.map {
+                    ["SYSLOG_IDENTIFIER=\(DispatchJournalEntry.syslogIdentifier)", "_UID=0", "LIFECYCLE_UNIT=\($0)"]
+                },
+                fields: JournaledDispatch.fields,
+                while: { index, entry in
+                    guard let floor = floors[index] else { return newestTaken.insert(index).inserted }
+                    return entry.fields["LIFECYCLE_SEQUENCE"].flatMap { UInt64($0) }.map { $0 > floor } ?? false
+                }
+            )
+            for (unit, entries) in zip(units, found) {
+                let dispatches = entries.reversed().compactMap { JournaledDispatch(fields: $0.fields) }
+                if !dispatches.isEmpty { journaled[unit] = dispatches }
+            }
+        } catch {
+            logger.warning("Failed to read lifecycled's dispatches from the journal", metadata: ["error": "\(error)"])
+            return
+        }
+        for (unit, dispatches) in journaled {
+            if let record = tracker.records[unit] {
+                logger.notice("The state of \(unit) (dispatch \(record.sequence)) is \(dispatches.count) dispatches behind the journal: catching up")
+            } else {
+                logger.notice("\(unit) has no state; it starts fresh, numbered after its dispatch \(dispatches.last?.sequence ?? 0) in the journal")
+            }
+        }
+        perform(tracker.catchUp(with: journaled))
+    }
+
+    /// Sends the entry that marks this instance as tracking (see ``TrackingStartedEntry``).
+    func markTrackingStarted(status: String) {
+        do {
+            try journal.send(TrackingStartedEntry.fields(status: status))
+        } catch {
+            logger.warning("Failed to write the tracking entry to the journal", metadata: ["error": "\(error)"])
+        }
     }
 
     /// How a run ended according to PID 1's journal (trusted entries only: `_PID=1`); nil when it does not say.
@@ -28,14 +85,54 @@ extension LifecycleDaemon {
                 matching: ["_PID=1", "UNIT=\(unit)", "INVOCATION_ID=\(invocationID)"],
                 fields: RunEnding.fields
             )
-            return RunEnding(entries: entries.compactMap { entry in
-                entry.fields["MESSAGE_ID"].map {
-                    RunEnding.Entry(messageID: $0, time: Milliseconds(entry.realtimeMicroseconds / 1_000), fields: entry.fields)
-                }
-            })
+            return RunEnding(entries: entries.compactMap(Self.runEntry))
         } catch {
             logger.warning("Failed to read the journal about \(unit)", metadata: ["error": "\(error)"])
             return nil
+        }
+    }
+
+    /// The runs PID 1 logged since the previous lifecycled was last seen tracking; nil on its first start, for the
+    /// user manager, or when the journal cannot be read.
+    private func missedHistory() -> RunHistory? {
+        guard options.bus(configuration) == .system else { return nil }
+        do {
+            let reader = JournalReader()
+            guard let lastSeen = try lastSignOfTracking(reader) else {
+                logger.info("No earlier lifecycled tracked units here: runs before this start are not looked for")
+                return nil
+            }
+            let since = lastSeen > Self.historyMargin ? lastSeen - Self.historyMargin : 0
+            let entries = try reader.entries(
+                matching: ["_PID=1"] + RunEnding.MessageID.all.map { "MESSAGE_ID=\($0)" },
+                fields: RunHistory.fields,
+                since: since
+            )
+            logger.debug("Read \(entries.count) of PID 1's journal entries since \(since / 1_000_000) to reconcile")
+            return RunHistory(entries: entries.compactMap(Self.runEntry))
+        } catch {
+            logger.warning("Failed to read the journal for runs missed while lifecycled was down", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The time (µs since the epoch) of the last entry of the newest earlier lifecycled that tracked units.
+    private func lastSignOfTracking(_ reader: JournalReader) throws(SystemdError) -> UInt64? {
+        let own = (pid: String(getpid()), boot: JournalReader.currentBootID)
+        let ownEntries = ["SYSLOG_IDENTIFIER=\(DispatchJournalEntry.syslogIdentifier)", "_UID=0"]
+        let identity = ["_PID", "_BOOT_ID"]
+        guard let marker = try reader.newestEntry(
+            matching: ownEntries + ["MESSAGE_ID=\(TrackingStartedEntry.messageID)"], fields: identity,
+            where: { $0.fields["_PID"] != own.pid || $0.fields["_BOOT_ID"] != own.boot }
+        ), let pid = marker.fields["_PID"], let boot = marker.fields["_BOOT_ID"]
+        else { return nil }
+        let last = try reader.newestEntry(matching: ownEntries + ["_PID=\(pid)", "_BOOT_ID=\(boot)"], fields: [])
+        return last?.realtimeMicroseconds ?? marker.realtimeMicroseconds
+    }
+
+    private static func runEntry(_ entry: JournalEntry) -> RunEnding.Entry? {
+        entry.fields["MESSAGE_ID"].map {
+            RunEnding.Entry(messageID: $0, time: Milliseconds(entry.realtimeMicroseconds / 1_000), fields: entry.fields)
         }
     }
 }

@@ -42,9 +42,16 @@ extension LifecycleDaemon {
         }
     }
 
-    /// The stored record of `unit`, nil when it has none.
-    public func record(of unit: String) -> UnitRecord? { tracker.records[unit] }
+    /// The stored record of `unit`, nil when it has none; without its pending dispatches, which are the delivery's
+    /// bookkeeping rather than the unit's state.
+    public func record(of unit: String) -> UnitRecord? { tracker.records[unit].map(Self.withoutPending) }
 
-    /// Every stored record, sorted by unit name.
-    public func records() -> [UnitRecord] { tracker.records.values.sorted { $0.unit < $1.unit } }
+    /// Every stored record, sorted by unit name, as ``record(of:)`` gives it.
+    public func records() -> [UnitRecord] { tracker.records.values.sorted { $0.unit < $1.unit }.map(Self.withoutPending) }
+
+    private static func withoutPending(_ record: UnitRecord) -> UnitRecord {
+        var record = record
+        record.pendingDispatches = []
+        return record
+    }
 }

@@ -34,9 +34,11 @@ public actor LifecycleDaemon: Service {
     private var manager: ManagerObject?
     /// Set when the bus connection broke: the interface is published again once the unit source is back.
     private var isManagerStale = false
+    /// Units whose state file could not be read at start: they start fresh, numbered after their last dispatch.
+    let unitsSetAside: Set<String>
     var dispatchCount = 0
     /// Journal entries the journal refused, oldest first; see `LifecycleDaemon+Delivery.swift`.
-    var undelivered: [[(name: String, value: String)]] = []
+    var undelivered: [PendingDispatch] = []
     var retryTask: Task<Void, Never>?
 
     /// Loads the state files; fails when the state directory cannot be read or holds a file from a newer version.
@@ -49,6 +51,12 @@ public actor LifecycleDaemon: Service {
         for warning in contents.warnings {
             logger.warning("\(warning)")
         }
+        unitsSetAside = Set(contents.warnings.compactMap { warning in
+            switch warning.action {
+            case .movedAside, .leftInPlace: warning.unit
+            case .removedTemporaryFile, .ignored: nil
+            }
+        })
         tracker = UnitTracker(
             configuration: configuration,
             timeZone: configuration.localTimeZone(),
@@ -58,13 +66,14 @@ public actor LifecycleDaemon: Service {
     }
 
     public func run() async throws {
-        await deliverLastDispatches()
+        await deliverPendingDispatches()
         try await startSource()
         // Manual events must not overtake what happened while lifecycled was down: first the listing, then the name.
         await firstListing()
         manager = await publishManager(on: options.bus(configuration), logger: logger)
         // READY=1 only now: the state is loaded, the first listing applied and the bus name owned (or given up on).
         notify(.ready, .status(statusText))
+        markTrackingStarted(status: statusText)
         logger.info("\(statusText)")
         await withDiscardingTaskGroup { group in
             group.addTask { await self.handleReloadSignals() }
@@ -77,7 +86,7 @@ public actor LifecycleDaemon: Service {
         await stopSource()
         retryTask?.cancel()
         if !undelivered.isEmpty {
-            logger.warning("Stopping with \(undelivered.count) dispatches the journal refused; the last of each unit is sent at the next start")
+            logger.warning("Stopping with \(undelivered.count) dispatches the journal refused; they are sent at the next start")
         }
         logger.info("Stopped after \(dispatchCount) dispatches")
     }
@@ -159,14 +168,16 @@ public actor LifecycleDaemon: Service {
                     logger.error("Failed to save the state of \(record.unit)", metadata: ["error": "\(error)"])
                 }
             case .dispatch(let unit, let dispatch, let kind, let invocationID, let sequence):
+                // The same entry as the one the record holds as pending: the record was just stored by the tracker.
                 let entry = DispatchJournalEntry(
                     unit: unit,
                     dispatch: dispatch,
                     invocationID: invocationID,
                     sequence: sequence,
-                    kind: kind
+                    kind: kind,
+                    version: tracker.records[unit]?.state.version
                 )
-                deliver(entry.fields)
+                deliver(PendingDispatch(unit: unit, sequence: sequence, fields: entry.fields))
             case .refused(let unit, let event, let error):
                 logger.debug("Ignored \(event) of \(unit): \(error)")
             }

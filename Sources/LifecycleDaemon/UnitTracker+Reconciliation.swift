@@ -20,40 +20,70 @@ extension UnitTracker {
         }
     }
 
-    /// The transitions lifecycled missed, from systemd's listing at start and the endings read from the journal for
-    /// ``runsToLookUp(in:)``. Apply them before ``resync(_:isFirstListing:)`` takes the listing as the baseline.
-    public func reconcile(_ snapshots: [UnitSnapshot], endings: [String: RunEnding]) -> [MappedTransition] {
+    /// The transitions lifecycled missed, from systemd's listing at start, the endings read from the journal for
+    /// ``runsToLookUp(in:)``, and PID 1's `history` since lifecycled was last running (nil when unknown). Apply them
+    /// before ``resync(_:isFirstListing:)`` takes the listing as the baseline.
+    ///
+    /// For each watched unit, in order: the end of the stored run; then every run the history shows after it (for a
+    /// unit with no record, every run in the history), each a begin and, once over, an end; then the listed run, if
+    /// it is running and neither stored nor in the history. The history is read after the listing, so it can be the
+    /// newer of the two: a run's end is taken from the listing only when the listing shows it over. A unit with no record whose run began before the history
+    /// does is left to the baseline: lifecycled cannot tell whether it saw that run begin.
+    public func reconcile(_ snapshots: [UnitSnapshot], endings: [String: RunEnding], history: RunHistory? = nil) -> [MappedTransition] {
         let byName = Dictionary(snapshots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let units = Set(records.keys).union(history.map { Array($0.units) } ?? []).filter(configuration.isWatched)
         var transitions: [MappedTransition] = []
-        for record in records.values.sorted(by: { $0.unit < $1.unit }) where configuration.isWatched(record.unit) {
-            let snapshot = byName[record.unit]
-            if let id = Self.runningInvocation(record) {
-                if let snapshot, snapshot.invocationID == id {
-                    if snapshot.hasEnded {
-                        transitions.append(Self.reconciled(record.unit, snapshot.endTransition, id, snapshot.stateChangeTime))
-                    }
-                } else if let ending = endings[record.unit] {
-                    switch ending {
-                    case .endedCleanly(let time):
-                        transitions.append(Self.reconciled(record.unit, .endedCleanly, id, time))
-                    case .failed(let details, let time):
-                        transitions.append(Self.reconciled(record.unit, .failed(details), id, time))
-                    }
+        for unit in units.sorted() {
+            let record = records[unit]
+            let snapshot = byName[unit]
+            // How a run ended: by the listing when it shows the run over, else by the journal.
+            func end(of id: String, fromJournal ending: RunEnding?) -> MappedTransition? {
+                if let snapshot, snapshot.invocationID == id, snapshot.hasEnded {
+                    return Self.reconciled(unit, snapshot.endTransition, id, snapshot.stateChangeTime)
+                }
+                return ending.map { Self.reconciled(unit, $0, id) }
+            }
+            if let record, let id = Self.runningInvocation(record) {
+                let listed = snapshot?.invocationID == id
+                if let ending = end(of: id, fromJournal: history?.run(of: unit, id)?.ending ?? (listed ? nil : endings[unit])) {
+                    transitions.append(ending)
                 }
             }
-            if let snapshot, !snapshot.invocationID.isEmpty, snapshot.invocationID != record.invocationID,
+            let missed = history?.runs(of: unit, after: record?.invocationID, recordedUntil: recordedUntil(unit)) ?? []
+            for run in missed {
+                transitions.append(Self.reconciled(unit, .began, run.invocationID, run.began))
+                if let ending = end(of: run.invocationID, fromJournal: run.ending) {
+                    transitions.append(ending)
+                }
+            }
+            if let record, let snapshot, !snapshot.invocationID.isEmpty, snapshot.invocationID != record.invocationID,
+                !missed.contains(where: { $0.invocationID == snapshot.invocationID }),
                 snapshot.isRunning, !snapshot.isRestartPending
             {
-                transitions.append(Self.reconciled(record.unit, .began, snapshot.invocationID, snapshot.stateChangeTime))
+                transitions.append(Self.reconciled(unit, .began, snapshot.invocationID, snapshot.stateChangeTime))
             }
         }
         return transitions
+    }
+
+    /// The time of the last event recorded for `unit`: its state's last launch, wake or sleep, or the newest
+    /// dispatch the journal holds for a unit that starts fresh; nil when nothing was recorded.
+    private func recordedUntil(_ unit: String) -> Milliseconds? {
+        let times = [records[unit]?.state.lastWake, records[unit]?.state.lastSleep, freshSince[unit]].compactMap { $0 }
+        return times.max()
     }
 
     /// The InvocationID of the run the record last saw begin, when the record says it is still running.
     private static func runningInvocation(_ record: UnitRecord) -> String? {
         guard !record.runEnded, record.state.lastEvent == .launch || record.state.lastEvent == .wake else { return nil }
         return record.invocationID
+    }
+
+    private static func reconciled(_ unit: String, _ ending: RunEnding, _ invocationID: String) -> MappedTransition {
+        switch ending {
+        case .endedCleanly(let time): reconciled(unit, .endedCleanly, invocationID, time)
+        case .failed(let details, let time): reconciled(unit, .failed(details), invocationID, time)
+        }
     }
 
     private static func reconciled(

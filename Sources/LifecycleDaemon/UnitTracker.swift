@@ -22,9 +22,12 @@ public struct UnitTracker: Sendable {
     }
 
     public private(set) var configuration: LifecycleConfiguration
-    public private(set) var records: [String: UnitRecord]
+    public internal(set) var records: [String: UnitRecord]
     private(set) var calendar: LocalCalendar
     private var mapper = SystemdUnitMapper()
+    /// For units that start fresh although the journal holds dispatches of theirs (see ``catchUp(with:)``): the time
+    /// of the newest one, before which no run is missed.
+    var freshSince: [String: Milliseconds] = [:]
 
     public init(configuration: LifecycleConfiguration, timeZone: TimeZone, records: [UnitRecord]) {
         self.configuration = configuration
@@ -72,6 +75,7 @@ public struct UnitTracker: Sendable {
     ///   - now: the wall clock, used when systemd reported no time for the transition.
     public mutating func apply(_ transition: MappedTransition, version: String?, now: Milliseconds) -> [Effect] {
         let unit = transition.unit
+        if transition.isReconciled { mapper.note(transition) }
         let stored = records[unit] ?? UnitRecord(unit: unit)
         var record = stored
         let observation: UnitObservation
@@ -108,6 +112,13 @@ public struct UnitTracker: Sendable {
         return effects
     }
 
+    /// The journal took dispatch `sequence` of `unit`: it is no longer pending, and the next save of the record
+    /// leaves it out (no save just for this: until then it is merely checked once more at the next start).
+    public mutating func markDelivered(unit: String, sequence: UInt64) {
+        let number = String(sequence)
+        records[unit]?.pendingDispatches.removeAll { $0["LIFECYCLE_SEQUENCE"] == number }
+    }
+
     /// Stores `record` and returns the effects that persist it and send `dispatch` (numbered), in that order.
     mutating func commit(
         _ record: UnitRecord,
@@ -121,9 +132,12 @@ public struct UnitTracker: Sendable {
         if let dispatch {
             record.sequence += 1
             let entry = DispatchJournalEntry(
-                unit: record.unit, dispatch: dispatch, invocationID: invocationID, sequence: record.sequence, kind: kind
+                unit: record.unit, dispatch: dispatch, invocationID: invocationID, sequence: record.sequence, kind: kind,
+                version: record.state.version
             )
-            record.lastDispatch = Dictionary(entry.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            record.pendingDispatches.append(
+                Dictionary(entry.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            )
         }
         if record != stored {
             records[record.unit] = record

@@ -527,9 +527,9 @@ test_truncated_state_file() {
     wait_dispatches "$unit" 4
 }
 
-# A state file set aside makes the unit start again at sequence 1, so the journal holds that unit's old dispatch 1.
-# When the fresh dispatch 1 did not reach the journal before lifecycled died, the start-up check (unit and sequence)
-# must not take the old entry for it.
+# A state file set aside makes the unit start fresh, but its numbers go on after its dispatches in the journal (1 and
+# 2 here): were the fresh launch numbered 1 again and lost before reaching the journal, the start-up check (unit and
+# sequence) would take the old dispatch 1 for it.
 test_resend_after_state_file_set_aside() {
     local unit=lc-sleep@trunc-resend.service invocation pid begins sleeps
     c_exec systemctl start "$unit"
@@ -544,7 +544,7 @@ test_resend_after_state_file_set_aside() {
     journal_refuses || fail "sd_journal_sendv still succeeds with journald's sockets stopped"
     c_exec systemctl start "$unit"
     invocation=$(unit_prop "$unit" InvocationID)
-    wait_for "$WAIT" state_sequence_is "$unit" 1
+    wait_for "$WAIT" state_sequence_is "$unit" 3
     pid=$(lifecycled_pid)
     c_exec kill -KILL "$pid"
     wait_for "$WAIT" lifecycled_replaced "$pid"
@@ -868,17 +868,6 @@ only() {
     fi
 }
 
-# Scenarios that lifecycled does not pass yet (README, "Not yet guaranteed"): they are listed on every run and run
-# only with FAULTS_KNOWN_FAILING=1, so that the suite proves what is guaranteed and shows what is not.
-known_failing() {
-    local name=$1 function=$2 why=$3
-    if [[ ${FAULTS_KNOWN_FAILING:-} == 1 ]]; then
-        only "$name" "$function"
-    elif [[ -z ${FAULTS_TESTS:-} || $name =~ $FAULTS_TESTS ]]; then
-        echo "SKIP $name -- known to fail: $why"
-    fi
-}
-
 # Brings lifecycled back to a known state after a test that may have stopped half-way.
 recover() {
     c_exec rm -f "$STATE_DIR/filler" 2>/dev/null || true
@@ -890,25 +879,23 @@ recover() {
     fi
 }
 
-known_failing "1. SIGKILL of lifecycled during a churn of units, $KILLS times: nothing lost, duplicated or invented" \
-    test_kill9_during_churn "runs of units with no state file that begin while lifecycled is down are not rebuilt from the journal"
-known_failing "1b. a unit without a state file, started while lifecycled is stopped: launch at start, then sleep" \
-    test_new_unit_started_while_down "a unit first seen running at start is a baseline, not a run"
+only "1. SIGKILL of lifecycled during a churn of units, $KILLS times: nothing lost, duplicated or invented" test_kill9_during_churn
+only "1b. a unit without a state file, started while lifecycled is stopped: launch at start, then sleep" \
+    test_new_unit_started_while_down
 only "7a. hostile configuration files: --check-config exit 1 naming the file; SIGHUP keeps the old one" test_hostile_config
 only "7b. hostile D-Bus calls: named errors, nothing recorded, lifecycled still up" test_hostile_dbus_calls
 only "7c. hostile replay lines: an error naming the line, exit 1" test_hostile_replay
 only "3. daemon-reexec with a running and a failed unit: no dispatch; the stop is a sleep" test_daemon_reexec
 only "5. truncated state file: moved aside, warning, the unit starts fresh" test_truncated_state_file
-known_failing "5b. after a state file was set aside, a dispatch the journal never got is still sent after a SIGKILL" \
-    test_resend_after_state_file_set_aside "sequence numbers restart at 1 after a state file is set aside"
+only "5b. after a state file was set aside, a dispatch the journal never got is still sent after a SIGKILL" \
+    test_resend_after_state_file_set_aside
 only "4a. full state file system: ENOSPC logged, no restart, dispatches sent, state right once space is back" test_full_state_fs
-known_failing "4b. restart of lifecycled while the state file system is full: nothing dispatched twice" \
-    test_restart_while_state_fs_full "a restart reconciles from the stale record on disk"
+only "4b. restart of lifecycled while the state file system is full: nothing dispatched twice" test_restart_while_state_fs_full
 only "2a. restart of dbus: reconnect, resync, units tracked (also one started meanwhile)" test_dbus_restart
 only "2b. restart of dbus: lifecycled owns $NAME again" test_dbus_restart_name
 only "6. the journal refusing writes: no crash, state persisted, each dispatch reaches the journal once" test_journal_refuses_writes
-known_failing "6b. SIGKILL of lifecycled while the journal refuses writes: each dispatch still reaches it once" \
-    test_kill_while_journal_refuses "only each unit's last dispatch survives a restart; the retry queue is in memory"
+only "6b. SIGKILL of lifecycled while the journal refuses writes: each dispatch still reaches it once" \
+    test_kill_while_journal_refuses
 
 container_poweroff
 echo "runtime: $((SECONDS - suite_started)) s"

@@ -80,4 +80,101 @@ struct ReconciliationTests {
         #expect(transitions.map(\.transition) == [.endedCleanly, .began])
         #expect(transitions.map(\.invocationID) == [Self.runA, Self.runB])
     }
+
+    // MARK: - Runs from PID 1's journal since lifecycled last tracked
+
+    static let runC = "cccccccccccccccccccccccccccccccc"
+    typealias ID = RunEnding.MessageID
+
+    func history(_ entries: [(unit: String, run: String, id: String, time: Milliseconds)]) -> RunHistory {
+        RunHistory(entries: entries.map {
+            RunEnding.Entry(messageID: $0.id, time: $0.time, fields: ["UNIT": $0.unit, "INVOCATION_ID": $0.run])
+        })
+    }
+
+    func watchingEverything(_ tracker: UnitTracker) throws -> UnitTracker {
+        var tracker = tracker
+        tracker.reconfigure(LifecycleConfiguration(watch: [WatchRule(pattern: try UnitPattern("*.service"))]), timeZone: TimeZone(identifier: "UTC")!)
+        return tracker
+    }
+
+    @Test("a run of a unit with no record that began and ended while lifecycled was down: a reconciled launch and sleep")
+    func wholeRunWhileDown() throws {
+        var tracker = try watchingEverything(try tracker())
+        let history = history([
+            ("job.service", Self.runC, ID.unitStarted, 2_000), ("job.service", Self.runC, ID.unitSuccess, 3_000),
+        ])
+        let transitions = tracker.reconcile([snap("active", Self.runA)], endings: [:], history: history)
+        #expect(transitions.map(\.unit) == ["job.service", "job.service"])
+        #expect(transitions.map(\.transition) == [.began, .endedCleanly])
+        #expect(transitions.map(\.time) == [2_000, 3_000])
+        #expect(transitions.allSatisfy { $0.isReconciled && $0.invocationID == Self.runC })
+        let names = transitions.flatMap { tracker.apply($0, version: nil, now: 0) }.compactMap {
+            if case .dispatch(_, let dispatch, _, _, let sequence) = $0 { "\(sequence) \(dispatch.name)" } else { nil }
+        }
+        #expect(names == ["1 launch", "2 sleep"])
+    }
+
+    @Test("a unit with no record running since before the history gives nothing; one that began within it, a launch")
+    func noRecordRunning() throws {
+        let tracker = try watchingEverything(try tracker())
+        let running = UnitSnapshot(name: "new.service", activeState: .active, subState: "running", invocationID: Self.runC, result: "success", stateChangeTimestamp: 7_000_000)
+        #expect(tracker.reconcile([running], endings: [:], history: history([])).isEmpty)
+        #expect(tracker.reconcile([running], endings: [:], history: nil).isEmpty)
+        let transitions = tracker.reconcile([running], endings: [:], history: history([("new.service", Self.runC, ID.unitStarted, 6_900)]))
+        #expect(transitions.map(\.transition) == [.began])
+        #expect(transitions.first?.time == 6_900)
+    }
+
+    @Test("every run between the stored one and the listed one is recorded once, in order; earlier runs are skipped")
+    func runsBetween() throws {
+        let tracker = try tracker()
+        let history = history([
+            ("web.service", "0000", ID.unitStarted, 100), ("web.service", "0000", ID.unitSuccess, 200),
+            ("web.service", Self.runA, ID.unitStarted, 1_000), ("web.service", Self.runA, ID.unitSuccess, 4_000),
+            ("web.service", Self.runB, ID.unitStarted, 5_000), ("web.service", Self.runB, ID.unitFailureResult, 6_000),
+            ("web.service", Self.runC, ID.unitStarted, 7_000),
+        ])
+        let transitions = tracker.reconcile(
+            [snap("active", Self.runC)], endings: ["web.service": .endedCleanly(at: 4_000)], history: history
+        )
+        #expect(transitions.map(\.invocationID) == [Self.runA, Self.runB, Self.runB, Self.runC])
+        #expect(transitions.map(\.transition) == [.endedCleanly, .began, .failed(CrashDetails(result: "failed")), .began])
+        #expect(transitions.map(\.time) == [4_000, 5_000, 6_000, 7_000])
+    }
+
+    @Test("a listed run that ended is ended by the listing, not the journal; unwatched units are left alone")
+    func listedRunEnded() throws {
+        let tracker = try tracker()
+        let history = history([
+            ("web.service", Self.runB, ID.unitStarted, 5_000), ("other.service", Self.runC, ID.unitStarted, 5_000),
+        ])
+        let transitions = tracker.reconcile(
+            [snap("failed", Self.runB, result: "exit-code")], endings: ["web.service": .endedCleanly(at: 4_000)], history: history
+        )
+        #expect(transitions.map(\.transition) == [.endedCleanly, .began, .failed(CrashDetails(result: "exit-code"))])
+        #expect(!transitions.contains { $0.unit == "other.service" })
+    }
+
+    @Test("the journal, read after the listing, shows a stop and a new run: each recorded once, signals after give nothing more")
+    func journalNewerThanListing() throws {
+        var tracker = try tracker()
+        let history = history([
+            ("web.service", Self.runA, ID.unitSuccess, 4_000), ("web.service", Self.runB, ID.unitStarted, 5_000),
+        ])
+        let listing = [snap("active", Self.runA)]
+        let transitions = tracker.reconcile(listing, endings: [:], history: history)
+        #expect(transitions.map(\.transition) == [.endedCleanly, .began])
+        #expect(transitions.map(\.invocationID) == [Self.runA, Self.runB])
+        let names = { (effects: [UnitTracker.Effect]) in
+            effects.compactMap { if case .dispatch(_, let dispatch, _, _, _) = $0 { dispatch.name } else { nil } }
+        }
+        #expect(names(transitions.flatMap { tracker.apply($0, version: nil, now: 0) }) == ["sleep", "wake"])
+        #expect(tracker.resync(listing, isFirstListing: true).isEmpty)
+        // The signals of what the journal already showed arrive after the listing.
+        let late = [snap("inactive", Self.runA), snap("active", Self.runB)]
+        #expect(late.flatMap { tracker.transitions(for: $0, whileReloading: false) }.isEmpty)
+        let stop = tracker.transitions(for: snap("inactive", Self.runB), whileReloading: false)
+        #expect(names(stop.flatMap { tracker.apply($0, version: nil, now: 0) }) == ["sleep"])
+    }
 }

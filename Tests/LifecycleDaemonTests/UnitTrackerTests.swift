@@ -45,9 +45,9 @@ struct UnitTrackerTests {
         #expect(record.sequence == 1)
         #expect(record.state.lastEvent == .launch)
         // the record carries its dispatch, so that one lost before reaching the journal can be sent again
-        #expect(record.lastDispatch?["LIFECYCLE_SEQUENCE"] == "1")
-        #expect(record.lastDispatch?["LIFECYCLE_EVENT"] == "launch")
-        #expect(record.lastDispatch?["MESSAGE_ID"] == DispatchKind.launch.messageID)
+        #expect(record.pendingDispatches.last?["LIFECYCLE_SEQUENCE"] == "1")
+        #expect(record.pendingDispatches.last?["LIFECYCLE_EVENT"] == "launch")
+        #expect(record.pendingDispatches.last?["MESSAGE_ID"] == DispatchKind.launch.messageID)
         #expect(unit == "web.service")
         #expect(invocationID == Self.runA)
         #expect(sequence == 1)
@@ -55,6 +55,24 @@ struct UnitTrackerTests {
         #expect(kind == .launch)
         #expect(dispatch.time == Milliseconds(start) * 1_000)
         #expect(dispatch.payload["autotracked"] == .bool(true))
+    }
+
+    @Test("dispatches stay pending in the record until the journal takes them, in order")
+    func pendingUntilDelivered() throws {
+        var tracker = try tracker()
+        _ = feed(&tracker, snap("active", "running", Self.runA))
+        _ = feed(&tracker, snap("inactive", "dead", Self.runA, second: 5))
+        let pending = { tracker.records["web.service"]?.pendingDispatches.compactMap { $0["LIFECYCLE_SEQUENCE"] } }
+        #expect(pending() == ["1", "2"])
+        tracker.markDelivered(unit: "web.service", sequence: 1)
+        #expect(pending() == ["2"])
+        tracker.markDelivered(unit: "web.service", sequence: 2)
+        let effects = feed(&tracker, snap("active", "running", Self.runB, second: 9))
+        guard case .persist(let saved) = effects.first else {
+            Issue.record("expected a save first, got \(effects)")
+            return
+        }
+        #expect(saved.pendingDispatches.compactMap { $0["LIFECYCLE_SEQUENCE"] } == ["3"])
     }
 
     @Test("stop, restart and a crash give sleep, wake, crash notice and a crash-detecting launch")

@@ -110,6 +110,33 @@ struct StateStoreTests {
         #expect(try store.load(unit: "fresh.service", warnings: &warnings) == UnitRecord(unit: "fresh.service"))
     }
 
+    @Test("pending dispatches are saved in order and load back; none omits the key")
+    func pendingDispatches() throws {
+        let directory = try TemporaryDirectory()
+        let store = makeStore(directory)
+        var record = Self.sampleRecord()
+        record.pendingDispatches = [["LIFECYCLE_SEQUENCE": "11"], ["LIFECYCLE_SEQUENCE": "12", "MESSAGE": "a\nb"]]
+        try store.save(record)
+        var warnings: [StateStoreWarning] = []
+        #expect(try store.load(unit: "nginx.service", warnings: &warnings)?.pendingDispatches == record.pendingDispatches)
+        try store.save(UnitRecord(unit: "fresh.service"))
+        #expect(!(directory.text("units/fresh.service.json") ?? "pending_dispatches").contains("pending_dispatches"))
+    }
+
+    @Test("a file of an earlier build with one last_dispatch loads it as the one pending dispatch")
+    func legacyLastDispatch() throws {
+        let directory = try TemporaryDirectory()
+        let legacy = Self.golden.replacingOccurrences(
+            of: "\"sequence\" : 7,", with: "\"last_dispatch\" : { \"LIFECYCLE_SEQUENCE\" : \"7\" },\n  \"sequence\" : 7,"
+        )
+        #expect(legacy != Self.golden)
+        _ = try directory.write(legacy, to: "units/nginx.service.json")
+        var warnings: [StateStoreWarning] = []
+        let record = try makeStore(directory).load(unit: "nginx.service", warnings: &warnings)
+        #expect(record?.pendingDispatches == [["LIFECYCLE_SEQUENCE": "7"]])
+        #expect(warnings.isEmpty)
+    }
+
     @Test("saves leave no temporary files and replace the previous content")
     func atomicWriteLeavesNoTemporaryFiles() throws {
         let directory = try TemporaryDirectory()

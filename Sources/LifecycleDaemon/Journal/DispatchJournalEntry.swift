@@ -7,7 +7,7 @@ import LifecycleEngine
 /// Pure: building an entry sends nothing, so the schema, a public interface, is pinned by tests. The fields come in
 /// a fixed order: `MESSAGE`, `MESSAGE_ID`, `PRIORITY`, `SYSLOG_IDENTIFIER`, `OBJECT_SYSTEMD_UNIT`, `LIFECYCLE_UNIT`,
 /// `LIFECYCLE_EVENT`, `LIFECYCLE_TIME`, `LIFECYCLE_INVOCATION_ID` (when known), `LIFECYCLE_SEQUENCE`,
-/// `LIFECYCLE_PAYLOAD`, then one field per payload key in sorted key order (the order of `LIFECYCLE_PAYLOAD`).
+/// `LIFECYCLE_VERSION` (when known), `LIFECYCLE_PAYLOAD`, then one field per payload key in sorted key order (the order of `LIFECYCLE_PAYLOAD`).
 public struct DispatchJournalEntry: Sendable {
     /// `SYSLOG_IDENTIFIER` of every dispatch.
     public static let syslogIdentifier = "lifecycled"
@@ -17,7 +17,7 @@ public struct DispatchJournalEntry: Sendable {
     /// the field that `journalctl LIFECYCLE_UNIT=…` matches on.
     public static let reservedFieldNames: Set<String> = [
         "LIFECYCLE_UNIT", "LIFECYCLE_EVENT", "LIFECYCLE_TIME", "LIFECYCLE_INVOCATION_ID", "LIFECYCLE_SEQUENCE",
-        "LIFECYCLE_PAYLOAD",
+        "LIFECYCLE_VERSION", "LIFECYCLE_PAYLOAD",
     ]
 
     /// The fields in order, ready for ``JournalSink/send(_:)``. Every name is a valid journal field name.
@@ -31,7 +31,11 @@ public struct DispatchJournalEntry: Sendable {
     ///   - invocationID: the run's systemd InvocationID; nil or empty when unknown, and then the field is left out.
     ///   - sequence: the unit's dispatch number; a re-sent dispatch carries the same one.
     ///   - kind: the dispatch's kind, see ``DispatchKind/init(dispatch:isCrashNotice:)``.
-    public init(unit: String, dispatch: Dispatch, invocationID: String?, sequence: UInt64, kind: DispatchKind) {
+    ///   - version: the unit's stored version after the event, nil when none is known; with it the state can be
+    ///     rebuilt from the journal exactly (see `UnitTracker+JournalRecovery.swift`).
+    public init(
+        unit: String, dispatch: Dispatch, invocationID: String?, sequence: UInt64, kind: DispatchKind, version: String? = nil
+    ) {
         let payload = dispatch.payload
         var fields: [(name: String, value: String)] = [
             ("MESSAGE", Self.message(unit: unit, dispatch: dispatch, kind: kind)),
@@ -47,6 +51,9 @@ public struct DispatchJournalEntry: Sendable {
             fields.append(("LIFECYCLE_INVOCATION_ID", invocationID))
         }
         fields.append(("LIFECYCLE_SEQUENCE", String(sequence)))
+        if let version {
+            fields.append(("LIFECYCLE_VERSION", version))
+        }
         fields.append(("LIFECYCLE_PAYLOAD", Self.json(.object(payload))))
 
         // Two keys can map to one name (`build-id` and `build_id`). journald would keep both values under that name,

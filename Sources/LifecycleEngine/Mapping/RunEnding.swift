@@ -21,6 +21,12 @@ public enum RunEnding: Sendable, Hashable {
 
     /// `sd-messages.h` ids PID 1 logs when a run ends.
     public enum MessageID {
+        /// `SD_MESSAGE_UNIT_STARTING`: "Starting …" (not logged for a quick `Type=simple` start).
+        public static let unitStarting = "7d4958e842da4a758f6c1cdc7b36dcc5"
+        /// `SD_MESSAGE_UNIT_STARTED`: "Started …" or, for a oneshot, "Finished …" (a start job finished).
+        public static let unitStarted = "39f53479d3a045ac8e11786248231fbf"
+        /// `SD_MESSAGE_UNIT_FAILED`: "Failed to start …" (a start job failed).
+        public static let unitFailed = "be02cf6855d2428ba40df7e9d022f03d"
         /// `SD_MESSAGE_UNIT_SUCCESS`: "Deactivated successfully."
         public static let unitSuccess = "7ad2d189f7e94e70a38c781354912448"
         /// `SD_MESSAGE_UNIT_FAILURE_RESULT`: "Failed with result '…'." with `UNIT_RESULT=`.
@@ -29,6 +35,11 @@ public enum RunEnding: Sendable, Hashable {
         public static let unitProcessExit = "98e322203f7a4ed290d09fe03c09fe15"
         /// `SD_MESSAGE_UNIT_STOPPED`: "Stopped …" (a stop job finished).
         public static let unitStopped = "9d1aaa27d60140bd96365438aad20286"
+
+        /// Every id above: the entries that tell when a run began and how it ended.
+        public static let all = [
+            unitStarting, unitStarted, unitFailed, unitSuccess, unitFailureResult, unitProcessExit, unitStopped,
+        ]
     }
 
     /// The journal fields the decision reads.

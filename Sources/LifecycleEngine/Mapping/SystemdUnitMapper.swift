@@ -16,6 +16,8 @@ public struct SystemdUnitMapper: Sendable {
         var isFrozen = false
         /// The newest `StateChangeTimestampMonotonic` seen.
         var lastStateChange: UInt64 = 0
+        /// Runs that ``note(_:)`` learned were followed by another: a snapshot of one is older than what is known.
+        var superseded: Set<String> = []
     }
 
     private var units: [String: RunMemory] = [:]
@@ -38,12 +40,34 @@ public struct SystemdUnitMapper: Sendable {
         units[snapshot.name] = memory
     }
 
+    /// Takes a transition found elsewhere (at lifecycled's start, in the journal) as seen, so that a later snapshot
+    /// of its run gives no second begin or end. The journal can be newer than the listing that follows.
+    public mutating func note(_ transition: MappedTransition) {
+        var memory = units[transition.unit] ?? RunMemory()
+        let id = transition.invocationID
+        switch transition.transition {
+        case .began:
+            if memory.begun != id {
+                if let previous = memory.begun { memory.superseded.insert(previous) }
+                memory.begun = id
+                memory.ended = nil
+                memory.isFrozen = false
+            }
+        case .endedCleanly, .failed:
+            memory.begun = id
+            memory.ended = id
+        case .frozen: memory.isFrozen = true
+        case .thawed: memory.isFrozen = false
+        }
+        units[transition.unit] = memory
+    }
+
     /// The transitions `snapshot` shows for its unit, in order (a stop followed by a new run gives two).
     public mutating func map(_ snapshot: UnitSnapshot) -> [MappedTransition] {
         var memory = units[snapshot.name] ?? RunMemory()
         defer { units[snapshot.name] = memory }
         let id = snapshot.invocationID
-        guard !id.isEmpty else { return [] }
+        guard !id.isEmpty, !memory.superseded.contains(id) else { return [] }
         // 0 means systemd reported no time: such a snapshot cannot be ordered, so it is taken as it comes.
         let stateChange = snapshot.stateChangeTimestampMonotonic
         guard stateChange == 0 || stateChange >= memory.lastStateChange else { return [] }

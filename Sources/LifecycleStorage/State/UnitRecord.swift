@@ -29,9 +29,10 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     /// True once the end of the run ``invocationID`` was recorded (a sleep, or a crash notice, which leaves the
     /// last event at launch or wake until the next launch counts the crash), so it is never recorded twice.
     public var runEnded: Bool
-    /// The journal fields of the unit's last dispatch, saved before it is sent: if lifecycled dies before the journal
-    /// has it, it is sent again at the next start (and only then).
-    public var lastDispatch: [String: String]?
+    /// The journal fields of the unit's dispatches that are not known to be in the journal yet, oldest first: each is
+    /// saved before it is sent, and if lifecycled dies before the journal has it, it is sent again at the next start
+    /// (and only then). Usually just the last dispatch; longer while the journal refuses writes.
+    public var pendingDispatches: [[String: String]]
     /// The number of the unit's last dispatch. Saved before the dispatch is sent, so after a crash a re-sent dispatch
     /// carries the same number and can be recognised as a duplicate.
     public var sequence: UInt64
@@ -42,14 +43,14 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         state: UnitState = UnitState(),
         invocationID: String? = nil,
         runEnded: Bool = false,
-        lastDispatch: [String: String]? = nil,
+        pendingDispatches: [[String: String]] = [],
         sequence: UInt64 = 0
     ) {
         self.unit = unit
         self.state = state
         self.invocationID = invocationID
         self.runEnded = runEnded
-        self.lastDispatch = lastDispatch
+        self.pendingDispatches = pendingDispatches
         self.sequence = sequence
     }
 
@@ -59,6 +60,8 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         case state
         case invocationID = "invocation_id"
         case runEnded = "run_ended"
+        case pendingDispatches = "pending_dispatches"
+        /// Written by earlier builds: the one pending dispatch.
         case lastDispatch = "last_dispatch"
         case sequence
     }
@@ -72,7 +75,9 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         state = try container.decode(UnitState.self, forKey: .state)
         invocationID = try container.decodeIfPresent(String.self, forKey: .invocationID)
         runEnded = try container.decodeIfPresent(Bool.self, forKey: .runEnded) ?? false
-        lastDispatch = try container.decodeIfPresent([String: String].self, forKey: .lastDispatch)
+        pendingDispatches =
+            try container.decodeIfPresent([[String: String]].self, forKey: .pendingDispatches)
+            ?? container.decodeIfPresent([String: String].self, forKey: .lastDispatch).map { [$0] } ?? []
         sequence = try container.decode(UInt64.self, forKey: .sequence)
     }
 
@@ -84,7 +89,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         try container.encode(state, forKey: .state)
         try container.encodeIfPresent(invocationID, forKey: .invocationID)
         if runEnded { try container.encode(runEnded, forKey: .runEnded) }
-        try container.encodeIfPresent(lastDispatch, forKey: .lastDispatch)
+        if !pendingDispatches.isEmpty { try container.encode(pendingDispatches, forKey: .pendingDispatches) }
         try container.encode(sequence, forKey: .sequence)
     }
 }

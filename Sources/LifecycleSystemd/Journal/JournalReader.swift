@@ -18,28 +18,67 @@ public struct JournalReader: Sendable {
     public init() {}
 
     /// The entries matching every `match` (`FIELD=value`; matches of different fields must all hold, of one field
-    /// any), oldest first, with the values of `fields`.
+    /// any), oldest first, from `since` (microseconds since the epoch; nil: the oldest entry), with the values of
+    /// `fields`.
     ///
-    /// Wraps `sd_journal_open(3)`, `sd_journal_add_match(3)`, `sd_journal_next(3)` and `sd_journal_get_data(3)`.
-    public func entries(matching matches: [String], fields: [String]) throws(SystemdError) -> [JournalEntry] {
-        var journal: OpaquePointer?
-        try check(sd_journal_open(&journal, Int32(SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM)), "open the journal")
-        guard let journal else { throw SystemdError(errno: EINVAL, operation: "open the journal") }
+    /// Wraps `sd_journal_open(3)`, `sd_journal_add_match(3)`, `sd_journal_seek_realtime_usec(3)`,
+    /// `sd_journal_next(3)` and `sd_journal_get_data(3)`.
+    public func entries(matching matches: [String], fields: [String], since: UInt64? = nil) throws(SystemdError) -> [JournalEntry] {
+        let journal = try open(matching: matches)
         defer { sd_journal_close(journal) }
-        for match in matches {
-            try check(match.withCString { sd_journal_add_match(journal, $0, 0) }, "add the journal match \(match)")
+        if let since {
+            try check(sd_journal_seek_realtime_usec(journal, since), "seek the journal")
         }
         var entries: [JournalEntry] = []
         while try check(sd_journal_next(journal), "read the journal") > 0 {
-            var realtime: UInt64 = 0
-            try check(sd_journal_get_realtime_usec(journal, &realtime), "read an entry's time")
-            var values: [String: String] = [:]
-            for field in fields {
-                if let value = Self.value(of: field, in: journal) { values[field] = value }
-            }
-            entries.append(JournalEntry(realtimeMicroseconds: realtime, fields: values))
+            entries.append(try Self.entry(in: journal, fields: fields))
         }
         return entries
+    }
+
+    /// The newest entry matching every `match` for which `accept` is true, reading backwards from the newest; nil
+    /// when there is none.
+    ///
+    /// Wraps `sd_journal_seek_tail(3)` and `sd_journal_previous(3)` besides the calls above.
+    public func newestEntry(
+        matching matches: [String],
+        fields: [String],
+        where accept: (JournalEntry) -> Bool = { _ in true }
+    ) throws(SystemdError) -> JournalEntry? {
+        let journal = try open(matching: matches)
+        defer { sd_journal_close(journal) }
+        try check(sd_journal_seek_tail(journal), "seek the journal")
+        while try check(sd_journal_previous(journal), "read the journal") > 0 {
+            let entry = try Self.entry(in: journal, fields: fields)
+            if accept(entry) { return entry }
+        }
+        return nil
+    }
+
+    /// For each query (a list of `FIELD=value` matches, as in ``entries(matching:fields:since:)``), its newest entries,
+    /// newest first, for as long as `keep` accepts them (it gets the query's index and the entry); one open journal
+    /// serves all queries.
+    public func newestEntries(
+        for queries: [[String]],
+        fields: [String],
+        while keep: (Int, JournalEntry) -> Bool
+    ) throws(SystemdError) -> [[JournalEntry]] {
+        let journal = try open(matching: [])
+        defer { sd_journal_close(journal) }
+        var results: [[JournalEntry]] = []
+        results.reserveCapacity(queries.count)
+        for (index, matches) in queries.enumerated() {
+            try add(matches, to: journal)
+            try check(sd_journal_seek_tail(journal), "seek the journal")
+            var entries: [JournalEntry] = []
+            while try check(sd_journal_previous(journal), "read the journal") > 0 {
+                let entry = try Self.entry(in: journal, fields: fields)
+                guard keep(index, entry) else { break }
+                entries.append(entry)
+            }
+            results.append(entries)
+        }
+        return results
     }
 
     /// For each query (a list of `FIELD=value` matches, as in ``entries(matching:fields:)``), whether the journal holds
@@ -48,21 +87,60 @@ public struct JournalReader: Sendable {
     ///
     /// Wraps `sd_journal_flush_matches(3)` and `sd_journal_seek_head(3)` besides the calls above.
     public func contains(_ queries: [[String]]) throws(SystemdError) -> [Bool] {
-        var journal: OpaquePointer?
-        try check(sd_journal_open(&journal, Int32(SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM)), "open the journal")
-        guard let journal else { throw SystemdError(errno: EINVAL, operation: "open the journal") }
+        let journal = try open(matching: [])
         defer { sd_journal_close(journal) }
         var found: [Bool] = []
         found.reserveCapacity(queries.count)
         for matches in queries {
-            sd_journal_flush_matches(journal)
-            for match in matches {
-                try check(match.withCString { sd_journal_add_match(journal, $0, 0) }, "add the journal match \(match)")
-            }
+            try add(matches, to: journal)
             try check(sd_journal_seek_head(journal), "seek the journal")
             found.append(try check(sd_journal_next(journal), "read the journal") > 0)
         }
         return found
+    }
+
+    /// This boot's id as the journal's `_BOOT_ID` field spells it (32 hex digits); nil when it cannot be read.
+    public static var currentBootID: String? {
+        var id = sd_id128_t()
+        guard sd_id128_get_boot(&id) >= 0 else { return nil }
+        var text = [CChar](repeating: 0, count: 33)
+        return text.withUnsafeMutableBufferPointer { buffer in
+            sd_id128_to_string(id, buffer.baseAddress!)
+            return String(cString: buffer.baseAddress!)
+        }
+    }
+
+    /// The local system journal, with `matches` added; the caller closes it.
+    private func open(matching matches: [String]) throws(SystemdError) -> OpaquePointer {
+        var journal: OpaquePointer?
+        try check(sd_journal_open(&journal, Int32(SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM)), "open the journal")
+        guard let journal else { throw SystemdError(errno: EINVAL, operation: "open the journal") }
+        do {
+            try add(matches, to: journal)
+        } catch {
+            sd_journal_close(journal)
+            throw error
+        }
+        return journal
+    }
+
+    /// Replaces the journal's matches with `matches`.
+    private func add(_ matches: [String], to journal: OpaquePointer) throws(SystemdError) {
+        sd_journal_flush_matches(journal)
+        for match in matches {
+            try check(match.withCString { sd_journal_add_match(journal, $0, 0) }, "add the journal match \(match)")
+        }
+    }
+
+    /// The current entry, with the values of `fields`.
+    private static func entry(in journal: OpaquePointer, fields: [String]) throws(SystemdError) -> JournalEntry {
+        var realtime: UInt64 = 0
+        try check(sd_journal_get_realtime_usec(journal, &realtime), "read an entry's time")
+        var values: [String: String] = [:]
+        for field in fields {
+            if let value = value(of: field, in: journal) { values[field] = value }
+        }
+        return JournalEntry(realtimeMicroseconds: realtime, fields: values)
     }
 
     /// The value of `field` in the current entry, nil when it has none.

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+import LifecycleStorage
+
+/// Bringing the records up to lifecycled's own journal at start, so that nothing is dispatched twice and no number is
+/// used twice (DESIGN §9). The journal can be ahead of a record: when its state file could not be written (a full
+/// file system) or was set aside as corrupt, or deleted.
+extension UnitTracker {
+    /// Takes, for each unit, the dispatches the journal holds beyond its record, oldest first: those numbered above
+    /// the record's sequence, or for a unit with no record its newest one.
+    ///
+    /// - A record behind the journal gets those dispatches applied to its state, as the engine applied them when they
+    ///   were sent, and is saved.
+    /// - A unit with no record starts fresh, numbered after its newest dispatch and with that dispatch's run taken as
+    ///   already recorded (not saved until it dispatches again: until then the journal still says the same).
+    ///
+    /// - Returns: the records to save.
+    public mutating func catchUp(with journaled: [String: [JournaledDispatch]]) -> [Effect] {
+        var effects: [Effect] = []
+        for (unit, dispatches) in journaled.sorted(by: { $0.key < $1.key }) {
+            guard let newest = dispatches.last else { continue }
+            guard var record = records[unit] else {
+                records[unit] = UnitRecord(unit: unit, invocationID: newest.invocationID, runEnded: true, sequence: newest.sequence)
+                freshSince[unit] = newest.time
+                continue
+            }
+            let stored = record
+            for dispatch in dispatches where dispatch.sequence > record.sequence {
+                replay(dispatch, into: &record)
+            }
+            if record != stored {
+                records[unit] = record
+                effects.append(.persist(record))
+            }
+        }
+        return effects
+    }
+
+    /// Applies `dispatch` to the record as when it was sent; its kind says what the engine decided then.
+    private func replay(_ dispatch: JournaledDispatch, into record: inout UnitRecord) {
+        let engine = LifecycleEngine(settings: configuration.settings(for: record.unit), calendar: calendar)
+        let event: LifecycleEvent? = switch dispatch.kind {
+        case .launch: .launch
+        case .wake: .wake
+        case .sleep: .sleep
+        case .crash, .custom: nil
+        }
+        if dispatch.isAutotracked, event != .sleep, let id = dispatch.invocationID {
+            // A run began (launch or wake), or ended with a crash notice.
+            if record.invocationID != id { record.state.hasLaunchedInRun = false }
+            record.invocationID = id
+            record.runEnded = dispatch.kind == .crash
+        }
+        if let event {
+            // Autotracked origin: the event is replayed, not asked for, so the manual-tracking rule does not apply.
+            _ = engine.track(event, at: dispatch.time, state: &record.state, version: dispatch.version, origin: .autotracked)
+        }
+        if dispatch.isAutotracked, event == .sleep, dispatch.invocationID == record.invocationID {
+            record.runEnded = true
+        }
+        record.sequence = dispatch.sequence
+    }
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LifecycleDaemon
+import LifecycleEngine
+import LifecycleStorage
+import Testing
+
+/// Records brought up to lifecycled's own journal at start: a state file that could not be written, or was set aside.
+struct JournalRecoveryTests {
+    static let runA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    static let runB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+    static let runC = "cccccccccccccccccccccccccccccccc"
+    let start: UInt64 = 1_772_359_200  // 2026-03-01T10:00:00Z
+
+    func tracker(records: [UnitRecord] = []) throws -> UnitTracker {
+        let configuration = LifecycleConfiguration(watch: [WatchRule(pattern: try UnitPattern("web.service"))])
+        return UnitTracker(configuration: configuration, timeZone: TimeZone(identifier: "UTC")!, records: records)
+    }
+
+    func snap(_ state: String, _ id: String, second: UInt64, result: String = "success") -> UnitSnapshot {
+        UnitSnapshot(
+            name: "web.service", activeState: ActiveState(state), subState: "x", invocationID: id, result: result,
+            stateChangeTimestamp: (start + second) * 1_000_000, stateChangeTimestampMonotonic: second * 1_000_000 + 1
+        )
+    }
+
+    /// Feeds `snapshots` to `tracker`; returns the journal entries it would send, as the journal gives them back.
+    func run(_ tracker: inout UnitTracker, _ snapshots: [(UnitSnapshot, String?)]) -> [JournaledDispatch] {
+        snapshots.flatMap { snapshot, version in
+            tracker.transitions(for: snapshot, whileReloading: false).flatMap { tracker.apply($0, version: version, now: 0) }
+        }.compactMap { effect in
+            guard case .dispatch(let unit, let dispatch, let kind, let invocationID, let sequence) = effect else { return nil }
+            let entry = DispatchJournalEntry(
+                unit: unit, dispatch: dispatch, invocationID: invocationID, sequence: sequence, kind: kind,
+                version: tracker.records[unit]?.state.version
+            )
+            return JournaledDispatch(fields: Dictionary(entry.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
+        }
+    }
+
+    @Test("a record behind the journal ends up as if it had been saved all along, and is saved")
+    func staleRecordCatchesUp() throws {
+        var live = try tracker()
+        _ = run(&live, [(snap("active", Self.runA, second: 0), "1")])
+        let stale = try #require(live.records["web.service"])
+        let missed = run(&live, [
+            (snap("inactive", Self.runA, second: 60), nil), (snap("active", Self.runB, second: 120), "2"),
+            (snap("failed", Self.runB, second: 200, result: "signal"), nil), (snap("active", Self.runC, second: 260), "2"),
+        ])
+        #expect(missed.map(\.kind) == [.sleep, .launch, .crash, .launch])
+        #expect(missed.map(\.sequence) == [2, 3, 4, 5])
+
+        var restarted = try tracker(records: [stale])
+        let effects = restarted.catchUp(with: ["web.service": missed])
+        var expected = try #require(live.records["web.service"])
+        expected.pendingDispatches = stale.pendingDispatches
+        #expect(restarted.records["web.service"] == expected)
+        #expect(effects == [.persist(expected)])
+        #expect(expected.state.version == "2" && expected.state.totalCrashCount == 1 && expected.sequence == 5)
+
+        // Nothing more to reconcile: the listing shows the run the journal last recorded.
+        #expect(restarted.reconcile([snap("active", Self.runC, second: 260)], endings: [:]).isEmpty)
+    }
+
+    @Test("dispatches at or below the record's sequence change nothing")
+    func upToDate() throws {
+        var live = try tracker()
+        let sent = run(&live, [(snap("active", Self.runA, second: 0), "1")])
+        var restarted = try tracker(records: Array(live.records.values))
+        #expect(restarted.catchUp(with: ["web.service": sent]).isEmpty)
+        #expect(restarted.records == live.records)
+    }
+
+    @Test("a unit with no record starts fresh, numbered after its newest dispatch, its run taken as recorded")
+    func noRecord() throws {
+        var tracker = try tracker()
+        let newest = JournaledDispatch(unit: "web.service", sequence: 7, kind: .launch, time: 1_000, invocationID: Self.runA)
+        #expect(tracker.catchUp(with: ["web.service": [newest]]).isEmpty)
+        #expect(tracker.records["web.service"] == UnitRecord(unit: "web.service", invocationID: Self.runA, runEnded: true, sequence: 7))
+        #expect(tracker.reconcile([snap("inactive", Self.runA, second: 9)], endings: [:]).isEmpty)
+        let effects = tracker.transitions(for: snap("active", Self.runB, second: 10), whileReloading: false)
+            .flatMap { tracker.apply($0, version: nil, now: 0) }
+        let dispatched = effects.compactMap { if case .dispatch(_, let dispatch, _, _, let sequence) = $0 { "\(sequence) \(dispatch.name)" } else { nil } }
+        #expect(dispatched == ["8 launch"])
+    }
+
+    @Test("an entry that is not a dispatch of this schema is not read as one")
+    func unreadableEntries() {
+        let good = [
+            "MESSAGE_ID": DispatchKind.wake.messageID, "LIFECYCLE_UNIT": "web.service", "LIFECYCLE_SEQUENCE": "3",
+            "LIFECYCLE_TIME": "2026-03-01T10:00:00.250Z",
+        ]
+        #expect(JournaledDispatch(fields: good) == JournaledDispatch(unit: "web.service", sequence: 3, kind: .wake, time: 1_772_359_200_250, isAutotracked: false))
+        for key in good.keys.sorted() {
+            var fields = good
+            fields[key] = nil
+            #expect(JournaledDispatch(fields: fields) == nil, "without \(key)")
+            guard key != "LIFECYCLE_UNIT" else { continue }
+            fields[key] = "x"
+            #expect(JournaledDispatch(fields: fields) == nil, "with \(key)=x")
+        }
+    }
+
+    @Test("a unit that starts fresh does not take runs from before its newest dispatch as missed, even when the journal lost that run's entries")
+    func freshUnitKeepsItsPast() throws {
+        var tracker = try tracker()
+        let newest = JournaledDispatch(unit: "web.service", sequence: 2, kind: .sleep, time: 5_000, invocationID: Self.runB)
+        _ = tracker.catchUp(with: ["web.service": [newest]])
+        // PID 1's entries of run B are missing (journald was stopped); run A is older, run C began later.
+        let history = RunHistory(entries: [(Self.runA, Milliseconds(1_000)), (Self.runC, 7_000)].map { run, time in
+            RunEnding.Entry(messageID: RunEnding.MessageID.unitStarted, time: time, fields: ["UNIT": "web.service", "INVOCATION_ID": run])
+        })
+        let transitions = tracker.reconcile([snap("active", Self.runC, second: 7)], endings: [:], history: history)
+        #expect(transitions.map(\.invocationID) == [Self.runC])
+        #expect(transitions.map(\.transition) == [.began])
+    }
+}

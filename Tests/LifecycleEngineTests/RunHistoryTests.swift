@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+import Testing
+
+/// Runs rebuilt from PID 1's journal entries, in the sequences systemd 252 was measured to log (notes §5).
+struct RunHistoryTests {
+    typealias ID = RunEnding.MessageID
+
+    func entry(_ unit: String, _ run: String, _ id: String, _ time: Milliseconds, _ fields: [String: String] = [:]) -> RunEnding.Entry {
+        RunEnding.Entry(messageID: id, time: time, fields: fields.merging(["UNIT": unit, "INVOCATION_ID": run]) { $1 })
+    }
+
+    @Test("entries are grouped by unit and InvocationID, each run with its begin and its ending")
+    func groupsRuns() {
+        let history = RunHistory(entries: [
+            entry("a.service", "a1", ID.unitStarted, 10),
+            entry("b.service", "b1", ID.unitStarting, 11),
+            entry("a.service", "a1", ID.unitSuccess, 20),
+            entry("a.service", "a1", ID.unitStopped, 21),
+            entry("a.service", "a2", ID.unitStarted, 30),
+            entry("b.service", "b1", ID.unitStarted, 31),
+            entry("b.service", "b1", ID.unitProcessExit, 40, ["EXIT_CODE": "exited", "EXIT_STATUS": "3"]),
+            entry("b.service", "b1", ID.unitFailureResult, 41, ["UNIT_RESULT": "exit-code"]),
+        ])
+        #expect(history.runs["a.service"] == [
+            RunHistory.Run(invocationID: "a1", began: 10, ending: .endedCleanly(at: 20)),
+            RunHistory.Run(invocationID: "a2", began: 30, ending: nil),
+        ])
+        // A oneshot or a slow start logs "Starting" first: the run began then, not when the start job finished.
+        #expect(history.runs["b.service"] == [
+            RunHistory.Run(
+                invocationID: "b1", began: 11,
+                ending: .failed(CrashDetails(result: "exit-code", execMainCode: 1, execMainStatus: 3), at: 41)
+            )
+        ])
+    }
+
+    @Test("a run whose start failed (no Starting or Started) began at its first entry")
+    func failedStart() {
+        let history = RunHistory(entries: [
+            entry("x.service", "x1", ID.unitProcessExit, 5, ["EXIT_CODE": "exited", "EXIT_STATUS": "203"]),
+            entry("x.service", "x1", ID.unitFailureResult, 6, ["UNIT_RESULT": "exit-code"]),
+            entry("x.service", "x1", ID.unitFailed, 7),
+        ])
+        #expect(history.runs["x.service"]?.map(\.began) == [5])
+        #expect(history.runs["x.service"]?.first?.ending == .failed(CrashDetails(result: "exit-code", execMainCode: 1, execMainStatus: 203), at: 6))
+    }
+
+    @Test("entries without UNIT or INVOCATION_ID are not runs")
+    func incompleteEntries() {
+        let history = RunHistory(entries: [
+            RunEnding.Entry(messageID: ID.unitStarted, time: 1, fields: ["UNIT": "a.service"]),
+            RunEnding.Entry(messageID: ID.unitStarted, time: 2, fields: ["INVOCATION_ID": "a1"]),
+            RunEnding.Entry(messageID: ID.unitStarted, time: 3, fields: ["UNIT": "", "INVOCATION_ID": "a1"]),
+        ])
+        #expect(history.runs.isEmpty)
+    }
+
+    @Test("runs after a given run: the later ones; all when that run is not in the history")
+    func runsAfter() {
+        let history = RunHistory(entries: [
+            entry("a.service", "a1", ID.unitStarted, 10),
+            entry("a.service", "a2", ID.unitStarted, 20),
+            entry("a.service", "a3", ID.unitStarted, 30),
+        ])
+        #expect(history.runs(of: "a.service", after: "a1").map(\.invocationID) == ["a2", "a3"])
+        #expect(history.runs(of: "a.service", after: "a3").isEmpty)
+        #expect(history.runs(of: "a.service", after: "older").map(\.invocationID) == ["a1", "a2", "a3"])
+        #expect(history.runs(of: "a.service", after: nil).count == 3)
+        #expect(history.runs(of: "other.service", after: nil).isEmpty)
+    }
+
+    @Test("when the given run is missing (journald was down as it began), only runs that began after the recorded time")
+    func runsAfterRecordedTime() {
+        let history = RunHistory(entries: [
+            entry("a.service", "a1", ID.unitStarted, 10), entry("a.service", "a2", ID.unitStarted, 20),
+        ])
+        #expect(history.runs(of: "a.service", after: "lost", recordedUntil: 15).map(\.invocationID) == ["a2"])
+        #expect(history.runs(of: "a.service", after: "lost", recordedUntil: 20).isEmpty)
+        #expect(history.runs(of: "a.service", after: "a1", recordedUntil: 99).map(\.invocationID) == ["a2"])
+    }
+}
