@@ -5,8 +5,9 @@
 # throw-away container, installs lifecycled with scripts/install.sh and checks that no transition is lost, invented or
 # duplicated when lifecycled is killed with SIGKILL during a churn of units, when the bus daemon restarts, when
 # systemd re-executes, when the state file system is full, when a state file is truncated and when the journal
-# refuses writes (also combined with a SIGKILL); and that hostile configuration files, D-Bus calls and replay lines
-# get clear errors. One container for the whole suite, about a minute; FAULTS_TESTS=REGEX runs only matching tests.
+# refuses writes (also combined with a SIGKILL), and after the wall clock was set back; and that hostile
+# configuration files, D-Bus calls and replay lines get clear errors. One container for the whole suite, about a
+# minute; FAULTS_TESTS=REGEX runs only matching tests.
 # Needs root, systemd-container and jq (python3 with GObject introspection inside the container, when present, sends
 # the 1 MB D-Bus strings that busctl's argument size limit cannot).
 # Usage: Tests/Integration/faults.sh BUILD_DIR      (the release build: scripts/test passes it)
@@ -647,6 +648,45 @@ test_kill_while_journal_refuses() {
         "lifecycled): expected '1 launch,2 sleep', got '${got:-none}'; state file: $(state_counters "$unit")"$'\n'"$(dispatch_listing "$unit")"
 }
 
+# --- 8. the wall clock set back ----------------------------------------------------------------------------------
+
+# CLOCK_REALTIME is not namespaced: setting the container's clock back would set this machine's. To lifecycled, a
+# clock set back by two days means a state whose times lie two days ahead of now, so that is the state this test
+# makes (two days, so that a day count that went negative would show as -2, not round to 0).
+test_clock_set_back() {
+    local unit=lc-sleep@clock.service n entry negative
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 1
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 2
+    c_exec systemctl stop lifecycled.service
+    state "$unit" '.state |= with_entries(if (.key | startswith("timestamp_")) then .value += 172800000 else . end)' |
+        c_exec_stdin sh -c "cat >'$UNITS_DIR/.clock' && mv '$UNITS_DIR/.clock' '$UNITS_DIR/$unit.json'"
+    c_exec systemctl start lifecycled.service
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 3
+    sleep 1.1
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 4
+    for n in 3 4; do
+        entry=$(nth_dispatch "$unit" $n)
+        negative=$(jq -r '[to_entries[] | select((.key | startswith("LIFECYCLE_")) and (.value | type == "string")
+            and (.value | test("^-[0-9]+$"))) | "\(.key)=\(.value)"] | join(" ")' <<<"$entry")
+        [[ -z $negative ]] || fail "dispatch $n of $unit, two days \"before\" its last one: negative values: $negative"
+    done
+    entry=$(nth_dispatch "$unit" 3)
+    assert_json_field "$entry" LIFECYCLE_EVENT wake
+    # Days since a time "in the future" are left out (README, engine semantics: "no days"), never negative.
+    assert_json_field "$entry" LIFECYCLE_DAYSSINCELASTWAKE ""
+    assert_json_field "$entry" LIFECYCLE_DAYSSINCELAUNCH ""
+    assert_json_field "$entry" LIFECYCLE_TOTALWAKECOUNT 2
+    entry=$(nth_dispatch "$unit" 4)
+    assert_json_field "$entry" LIFECYCLE_EVENT sleep
+    assert_ge 1 "$(json_field "$entry" LIFECYCLE_SECONDSAWAKE)" "LIFECYCLE_SECONDSAWAKE of the sleep after 1.1 s awake"
+    printf '  after the clock "went back" two days: %s; %s\n' \
+        "$(nth_dispatch "$unit" 3 | jq -r '.MESSAGE')" "$(nth_dispatch "$unit" 4 | jq -r '.MESSAGE')"
+}
+
 # --- 7. bad input --------------------------------------------------------------------------------------------------
 
 # Hostile configuration files, made on the host: NAME<TAB>PATH lines.
@@ -896,6 +936,7 @@ only "2b. restart of dbus: lifecycled owns $NAME again" test_dbus_restart_name
 only "6. the journal refusing writes: no crash, state persisted, each dispatch reaches the journal once" test_journal_refuses_writes
 only "6b. SIGKILL of lifecycled while the journal refuses writes: each dispatch still reaches it once" \
     test_kill_while_journal_refuses
+only "8. the wall clock set back two days: no negative durations or day counts" test_clock_set_back
 
 container_poweroff
 echo "runtime: $((SECONDS - suite_started)) s"
