@@ -9,7 +9,7 @@ import Logging
 extension LifecycleDaemon {
     /// How far before the last sign of life of the previous lifecycled the journal is searched for missed runs: a run
     /// that began just before it died may not have reached it. Widening the search is safe: a unit's runs are taken
-    /// only after the run its record holds, and a unit with no record had no run recorded at all.
+    /// only after the run its record holds (or its newest dispatch, for a unit that starts fresh).
     static let historyMargin: UInt64 = 10_000_000
 
     /// At start, records what happened to watched units while lifecycled was not running: from systemd's listing,
@@ -17,8 +17,9 @@ extension LifecycleDaemon {
     /// previous lifecycled stopped tracking.
     func reconcile(with snapshots: [UnitSnapshot], from source: SystemdUnitSource) async {
         let history = missedHistory()
-        let seen = snapshots.map(\.name) + (history.map { Array($0.units) } ?? [])
-        catchUpWithJournal(units: Set(tracker.records.keys).union(unitsSetAside).union(seen.filter(configuration.isWatched)))
+        // Every unit a dispatch may already be in the journal for, so that none is sent or numbered twice.
+        let seen = (snapshots.map(\.name) + (history.map { Array($0.units) } ?? [])).filter(configuration.isWatched)
+        catchUpWithJournal(units: Set(tracker.records.keys).union(unitsSetAside).union(seen))
         var endings: [String: RunEnding] = [:]
         for (unit, invocationID) in tracker.runsToLookUp(in: snapshots) {
             endings[unit] = ending(of: unit, invocationID: invocationID)

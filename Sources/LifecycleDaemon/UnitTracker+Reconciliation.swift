@@ -27,8 +27,9 @@ extension UnitTracker {
     /// For each watched unit, in order: the end of the stored run; then every run the history shows after it (for a
     /// unit with no record, every run in the history), each a begin and, once over, an end; then the listed run, if
     /// it is running and neither stored nor in the history. The history is read after the listing, so it can be the
-    /// newer of the two: a run's end is taken from the listing only when the listing shows it over. A unit with no record whose run began before the history
-    /// does is left to the baseline: lifecycled cannot tell whether it saw that run begin.
+    /// newer of the two: a run's end is taken from the listing only when the listing shows it over. A unit with no
+    /// record whose run began before the history does is left to the baseline: lifecycled cannot tell whether it saw
+    /// that run begin.
     public func reconcile(_ snapshots: [UnitSnapshot], endings: [String: RunEnding], history: RunHistory? = nil) -> [MappedTransition] {
         let byName = Dictionary(snapshots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let units = Set(records.keys).union(history.map { Array($0.units) } ?? []).filter(configuration.isWatched)

@@ -35,7 +35,7 @@ public struct RunHistory: Sendable, Hashable {
             if byRun[unit, default: [:]][id] == nil { order[unit, default: []].append(id) }
             byRun[unit, default: [:]][id, default: []].append(entry)
         }
-        runs = order.mapValues { _ in [] }
+        runs = [:]
         for (unit, ids) in order {
             runs[unit] = ids.compactMap { id in
                 guard let entries = byRun[unit]?[id], let first = entries.first else { return nil }

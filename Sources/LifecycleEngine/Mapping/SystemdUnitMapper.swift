@@ -45,17 +45,15 @@ public struct SystemdUnitMapper: Sendable {
     public mutating func note(_ transition: MappedTransition) {
         var memory = units[transition.unit] ?? RunMemory()
         let id = transition.invocationID
+        if let previous = memory.begun, previous != id {
+            memory.superseded.insert(previous)
+            memory.ended = nil
+            memory.isFrozen = false
+        }
+        memory.begun = id
         switch transition.transition {
-        case .began:
-            if memory.begun != id {
-                if let previous = memory.begun { memory.superseded.insert(previous) }
-                memory.begun = id
-                memory.ended = nil
-                memory.isFrozen = false
-            }
-        case .endedCleanly, .failed:
-            memory.begun = id
-            memory.ended = id
+        case .began: break
+        case .endedCleanly, .failed: memory.ended = id
         case .frozen: memory.isFrozen = true
         case .thawed: memory.isFrozen = false
         }
