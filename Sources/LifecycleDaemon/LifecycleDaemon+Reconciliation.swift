@@ -7,8 +7,8 @@ import LifecycleSystemd
 import Logging
 
 extension LifecycleDaemon {
-    /// How far before the last sign of life of the previous lifecycled the journal is searched for missed runs: a run
-    /// that began just before it died may not have reached it. Widening the search is safe: a unit's runs are taken
+    /// How far before the last sign of life of the previous lifecycled (or the loss of the bus connection) the journal
+    /// is searched for missed runs: a run that began just before may not have reached lifecycled. Widening the search is safe: a unit's runs are taken
     /// only after the run its record holds (or its newest dispatch, for a unit that starts fresh).
     static let historyMargin: UInt64 = 10_000_000
 
@@ -27,6 +27,19 @@ extension LifecycleDaemon {
         let transitions = tracker.reconcile(snapshots, endings: endings, history: history)
         if !transitions.isEmpty {
             logger.notice("Recovering \(transitions.count) transitions that happened while lifecycled was not running")
+        }
+        await apply(transitions, from: source)
+    }
+
+    /// After a reconnection to the bus, before the new listing is applied: records the runs PID 1 logged while
+    /// lifecycled could not hear its signals (since `since`, in µs since the epoch, less the margin), also runs that
+    /// began and ended meanwhile.
+    func reconcile(with snapshots: [UnitSnapshot], lostSince since: UInt64, from source: SystemdUnitSource) async {
+        guard options.bus(configuration) == .system else { return }
+        let history = readHistory(since: since)
+        let transitions = tracker.reconcile(snapshots, endings: [:], history: history)
+        if !transitions.isEmpty {
+            logger.notice("Recovering \(transitions.count) transitions that happened while the bus was away")
         }
         await apply(transitions, from: source)
     }
@@ -97,22 +110,33 @@ extension LifecycleDaemon {
     /// user manager, or when the journal cannot be read.
     private func missedHistory() -> RunHistory? {
         guard options.bus(configuration) == .system else { return nil }
+        let lastSeen: UInt64?
         do {
-            let reader = JournalReader()
-            guard let lastSeen = try lastSignOfTracking(reader) else {
-                logger.info("No earlier lifecycled tracked units here: runs before this start are not looked for")
-                return nil
-            }
-            let since = lastSeen > Self.historyMargin ? lastSeen - Self.historyMargin : 0
-            let entries = try reader.entries(
-                matching: ["_PID=1"] + RunEnding.MessageID.all.map { "MESSAGE_ID=\($0)" },
-                fields: RunHistory.fields,
-                since: since
-            )
-            logger.debug("Read \(entries.count) of PID 1's journal entries since \(since / 1_000_000) to reconcile")
-            return RunHistory(entries: entries.compactMap(Self.runEntry))
+            lastSeen = try lastSignOfTracking(JournalReader())
         } catch {
             logger.warning("Failed to read the journal for runs missed while lifecycled was down", metadata: ["error": "\(error)"])
+            return nil
+        }
+        guard let lastSeen else {
+            logger.info("No earlier lifecycled tracked units here: runs before this start are not looked for")
+            return nil
+        }
+        return readHistory(since: lastSeen)
+    }
+
+    /// PID 1's runs since `since` (µs since the epoch) less ``historyMargin``; nil when the journal cannot be read.
+    private func readHistory(since: UInt64) -> RunHistory? {
+        let start = since > Self.historyMargin ? since - Self.historyMargin : 0
+        do {
+            let entries = try JournalReader().entries(
+                matching: ["_PID=1"] + RunEnding.MessageID.all.map { "MESSAGE_ID=\($0)" },
+                fields: RunHistory.fields,
+                since: start
+            )
+            logger.debug("Read \(entries.count) of PID 1's journal entries since \(start / 1_000_000) to reconcile")
+            return RunHistory(entries: entries.compactMap(Self.runEntry))
+        } catch {
+            logger.warning("Failed to read PID 1's journal for missed runs", metadata: ["error": "\(error)"])
             return nil
         }
     }

@@ -34,6 +34,10 @@ public actor LifecycleDaemon: Service {
     private var manager: ManagerObject?
     /// Set when the bus connection broke: the interface is published again once the unit source is back.
     private var isManagerStale = false
+    /// Set when the bus connection broke: from when PID 1's journal is read for the runs whose signals were lost.
+    private var signalsLostSince: UInt64?
+    /// Changes that came in after a reconnect, before the listing: handled after what the journal says was missed.
+    private var changesAfterReconnect: [UnitSnapshot] = []
     /// Units whose state file could not be read at start: they start fresh, numbered after their last dispatch.
     let unitsSetAside: Set<String>
     var dispatchCount = 0
@@ -127,6 +131,14 @@ public actor LifecycleDaemon: Service {
             if !hasReconciled {
                 hasReconciled = true
                 await reconcile(with: snapshots, from: source)
+            } else if let since = signalsLostSince {
+                signalsLostSince = nil
+                await reconcile(with: snapshots, lostSince: since, from: source)
+                let changes = changesAfterReconnect
+                changesAfterReconnect = []
+                for change in changes {
+                    await apply(tracker.transitions(for: change, whileReloading: false), from: source)
+                }
             }
             await apply(tracker.resync(snapshots, isFirstListing: !hasFirstListing), from: source)
             if isManagerStale {
@@ -138,6 +150,8 @@ public actor LifecycleDaemon: Service {
             let watched = snapshots.filter { configuration.isWatched($0.name) }.count
             report(status: "Watching \(watched) loaded units")
             finishFirstListing()
+        case .changed(let snapshot) where signalsLostSince != nil:
+            changesAfterReconnect.append(snapshot)
         case .changed(let snapshot):
             await apply(tracker.transitions(for: snapshot, whileReloading: isReloading), from: source)
         case .reloading(let active):
@@ -147,6 +161,9 @@ public actor LifecycleDaemon: Service {
         case .connectionLost(let error):
             logger.warning("Lost the bus connection, reconnecting", metadata: ["error": "\(error)"])
             isManagerStale = hasFirstListing
+            if hasReconciled, signalsLostSince == nil {
+                signalsLostSince = UInt64(max(0, Self.now())) * 1_000
+            }
             notify(.status("Reconnecting to the bus: \(error)"))
         }
     }

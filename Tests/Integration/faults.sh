@@ -361,6 +361,37 @@ test_dbus_restart() {
             daemon_log | jq -r --arg u "$during" 'select(.MESSAGE | tostring | contains($u)) | "    " + .MESSAGE')"
 }
 
+# A run that begins and ends while the bus daemon is stopped: lifecycled hears no signal of it and systemd's listing
+# after the reconnection shows it stopped; only PID 1's journal has the run. (systemctl reaches PID 1 over its private
+# socket meanwhile.) Stopping dbus.socket would stop lifecycled too (Requires=dbus.socket), and with the socket left
+# listening lifecycled's first reconnect would start dbus again at once; so for this test the unit file goes without
+# that one dependency (and is put back after).
+readonly UNIT_FILE=/etc/systemd/system/lifecycled.service
+test_run_while_bus_away() {
+    local unit=lc-sleep@db-away.service reconnects resyncs invocation got
+    c_exec sh -c "cp $UNIT_FILE $UNIT_FILE.orig && sed -i '/^Requires=dbus.socket/d' $UNIT_FILE"
+    c_exec systemctl daemon-reload
+    reconnects=$(daemon_log_count "Reconnected to the bus")
+    resyncs=$(resync_count)
+    c_exec systemctl stop dbus.socket dbus.service
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    invocation=$(c_exec journalctl --no-pager -o json _PID=1 "UNIT=$unit" MESSAGE_ID=$PID1_SUCCESS | jq -r '.INVOCATION_ID' | tail -n 1)
+    c_exec systemctl start dbus.socket dbus.service
+    wait_for "$WAIT" has_daemon_log "Reconnected to the bus" $((reconnects + 1)) ||
+        fail "lifecycled did not reconnect; its log since:"$'\n'"$(daemon_log | jq -r '.MESSAGE' | tail -n 12)"
+    wait_resyncs_settled $((resyncs + 1))
+    run_marker lc-marker-db-away.service
+    got=$(dispatches "$unit" | jq -r '[.LIFECYCLE_SEQUENCE, .LIFECYCLE_EVENT, .LIFECYCLE_INVOCATION_ID, .LIFECYCLE_RECONCILED] | join(" ")' | paste -sd, -)
+    [[ $got == "1 launch $invocation true,2 sleep $invocation true" ]] || fail "$unit ran (run $invocation) while dbus" \
+        "was stopped: expected its reconciled launch and sleep, got '${got:-none}'"
+    assert_eq 0 "$(unit_prop lifecycled.service NRestarts)" "NRestarts of lifecycled"
+    wait_for "$WAIT" name_owned
+    restore_unit_file
+}
+
+restore_unit_file() { c_exec sh -c "[ ! -e $UNIT_FILE.orig ] || { mv $UNIT_FILE.orig $UNIT_FILE && systemctl daemon-reload; }"; }
+
 test_dbus_restart_name() {
     wait_for "$WAIT" name_owned || fail "$NAME has no owner after the restart of dbus.service (lifecyclectl and" \
         "manual events are unavailable until lifecycled restarts); lifecycled's log since: $(
@@ -911,6 +942,8 @@ only() {
 # Brings lifecycled back to a known state after a test that may have stopped half-way.
 recover() {
     c_exec rm -f "$STATE_DIR/filler" 2>/dev/null || true
+    restore_unit_file 2>/dev/null || true
+    c_exec systemctl start dbus.socket dbus.service 2>/dev/null || true
     unmount_small_state_fs 2>/dev/null || true
     c_exec systemctl start "${journal_units[@]}" 2>/dev/null || true
     c_exec systemctl reset-failed lifecycled.service 2>/dev/null || true
@@ -933,6 +966,7 @@ only "4a. full state file system: ENOSPC logged, no restart, dispatches sent, st
 only "4b. restart of lifecycled while the state file system is full: nothing dispatched twice" test_restart_while_state_fs_full
 only "2a. restart of dbus: reconnect, resync, units tracked (also one started meanwhile)" test_dbus_restart
 only "2b. restart of dbus: lifecycled owns $NAME again" test_dbus_restart_name
+only "2c. a run that began and ended while dbus was stopped: a reconciled launch and sleep" test_run_while_bus_away
 only "6. the journal refusing writes: no crash, state persisted, each dispatch reaches the journal once" test_journal_refuses_writes
 only "6b. SIGKILL of lifecycled while the journal refuses writes: each dispatch still reaches it once" \
     test_kill_while_journal_refuses
