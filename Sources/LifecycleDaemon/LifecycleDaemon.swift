@@ -44,6 +44,9 @@ public actor LifecycleDaemon: Service {
     /// Journal entries the journal refused, oldest first; see `LifecycleDaemon+Delivery.swift`.
     var undelivered: [PendingDispatch] = []
     var retryTask: Task<Void, Never>?
+    /// Dispatches the journal accepted, oldest first, until they are seen in it; see `LifecycleDaemon+Delivery.swift`.
+    var unconfirmed: [SentDispatch] = []
+    var confirmationTask: Task<Void, Never>?
 
     /// Loads the state files; fails when the state directory cannot be read or holds a file from a newer version.
     public init(options: DaemonOptions, configuration: LifecycleConfiguration, logger: Logger) throws {
@@ -89,6 +92,7 @@ public actor LifecycleDaemon: Service {
         await manager?.stop()
         await stopSource()
         retryTask?.cancel()
+        confirmationTask?.cancel()
         if !undelivered.isEmpty {
             logger.warning("Stopping with \(undelivered.count) dispatches the journal refused; they are sent at the next start")
         }

@@ -718,6 +718,37 @@ test_clock_set_back() {
         "$(nth_dispatch "$unit" 3 | jq -r '.MESSAGE')" "$(nth_dispatch "$unit" 4 | jq -r '.MESSAGE')"
 }
 
+# journald's rate limit drops entries it accepted: sd_journal_sendv succeeds, the entry never lands. Here lifecycled
+# may write 2 entries of a priority per 3 s (a drop-in; journald raises that burst a few times over with the free disk
+# space), and a unit is started and stopped 12 times at once: 24 dispatches, many of them dropped at first. Each must
+# still reach the journal, once.
+readonly RATE_LIMIT_DROP_IN=/run/systemd/system/lifecycled.service.d/lc-faults-ratelimit.conf
+test_journal_rate_limit() {
+    local unit=lc-sleep@ratelimit.service i sequences
+    printf '[Service]\nLogRateLimitIntervalSec=3s\nLogRateLimitBurst=2\n' |
+        c_exec_stdin install -D -m 0644 /dev/stdin "$RATE_LIMIT_DROP_IN"
+    c_exec systemctl daemon-reload
+    c_exec systemctl restart lifecycled.service
+    sleep 3.5 # the start-up's log lines use up one window
+    for ((i = 0; i < 12; i++)); do
+        c_exec systemctl start "$unit"
+        c_exec systemctl stop "$unit"
+    done
+    wait_for 60 has_dispatches "$unit" 24 || true
+    sleep 4 # a duplicate would come within a confirmation round
+    c_exec journalctl --sync
+    sequences=$(dispatches "$unit" | jq -r '.LIFECYCLE_SEQUENCE' | sort -n | paste -sd, -)
+    printf '  journald: %s; lifecycled: %s\n' \
+        "$(c_exec journalctl --no-pager -o cat _TRANSPORT=driver | grep -c 'Suppressed' || true) suppression notices" \
+        "$(daemon_log | jq -r '.MESSAGE' | grep 'The journal dropped' | tail -n 1)"
+    remove_rate_limit
+    assert_eq "$(seq -s, 1 24)" "$sequences" "sequence numbers of $unit's dispatches in the journal (each once)"
+}
+
+remove_rate_limit() {
+    c_exec sh -c "[ ! -e $RATE_LIMIT_DROP_IN ] || { rm $RATE_LIMIT_DROP_IN && systemctl daemon-reload && systemctl restart lifecycled.service; }"
+}
+
 # --- 7. bad input --------------------------------------------------------------------------------------------------
 
 # Hostile configuration files, made on the host: NAME<TAB>PATH lines.
@@ -943,6 +974,7 @@ only() {
 recover() {
     c_exec rm -f "$STATE_DIR/filler" 2>/dev/null || true
     restore_unit_file 2>/dev/null || true
+    remove_rate_limit 2>/dev/null || true
     c_exec systemctl start dbus.socket dbus.service 2>/dev/null || true
     unmount_small_state_fs 2>/dev/null || true
     c_exec systemctl start "${journal_units[@]}" 2>/dev/null || true
@@ -970,6 +1002,8 @@ only "2c. a run that began and ended while dbus was stopped: a reconciled launch
 only "6. the journal refusing writes: no crash, state persisted, each dispatch reaches the journal once" test_journal_refuses_writes
 only "6b. SIGKILL of lifecycled while the journal refuses writes: each dispatch still reaches it once" \
     test_kill_while_journal_refuses
+only "6c. journald's rate limit drops accepted dispatches: each is sent again and reaches the journal once" \
+    test_journal_rate_limit
 only "8. the wall clock set back two days: no negative durations or day counts" test_clock_set_back
 
 container_poweroff
