@@ -34,7 +34,8 @@ public actor LifecycleDaemon: Service {
     private var manager: ManagerObject?
     /// Set when the bus connection broke: the interface is published again once the unit source is back.
     private var isManagerStale = false
-    /// Set when the bus connection broke: from when PID 1's journal is read for the runs whose signals were lost.
+    /// Set when the bus connection broke or systemd left the bus: from when PID 1's journal is read for the runs whose
+    /// signals were lost.
     private var signalsLostSince: UInt64?
     /// Changes that came in after a reconnect, before the listing: handled after what the journal says was missed.
     private var changesAfterReconnect: [UnitSnapshot] = []
@@ -162,12 +163,13 @@ public actor LifecycleDaemon: Service {
             isReloading = active
         case .removed, .jobRemoved:
             break
+        case .signalsLost:
+            logger.notice("systemd left the bus: what happens until it is back is read from its journal")
+            markSignalsLost()
         case .connectionLost(let error):
             logger.warning("Lost the bus connection, reconnecting", metadata: ["error": "\(error)"])
             isManagerStale = hasFirstListing
-            if hasReconciled, signalsLostSince == nil {
-                signalsLostSince = UInt64(max(0, Self.now())) * 1_000
-            }
+            markSignalsLost()
             notify(.status("Reconnecting to the bus: \(error)"))
         }
     }
@@ -231,6 +233,14 @@ public actor LifecycleDaemon: Service {
         } catch {
             logger.warning("Failed to read the version of \(unit)", metadata: ["error": "\(error)"])
             return nil
+        }
+    }
+
+    /// From now until the next listing, systemd's signals may be lost: that listing is preceded by what PID 1's
+    /// journal logged meanwhile, and the changes that arrive before it wait for it.
+    private func markSignalsLost() {
+        if hasReconciled, signalsLostSince == nil {
+            signalsLostSince = UInt64(max(0, Self.now())) * 1_000
         }
     }
 

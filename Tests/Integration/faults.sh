@@ -411,11 +411,15 @@ test_daemon_reexec() {
     run_marker lc-marker-reexec-before.service
     before=$(all_dispatch_count)
     owner_changes=$(daemon_log_count "systemd's bus name changed owner")
+    local departures
+    departures=$(daemon_log_count "systemd left the bus")
     resyncs=$(resync_count)
     pid=$(lifecycled_pid)
 
     c_exec systemctl daemon-reexec
     wait_daemon_log "systemd's bus name changed owner" $((owner_changes + 1))
+    # PID 1 re-registers on the bus: until it is back its signals are lost, so lifecycled reads its journal after.
+    wait_daemon_log "systemd left the bus" $((departures + 1))
     wait_resyncs_settled $((resyncs + 1))
     assert_eq active "$(unit_prop "$running" ActiveState)" "ActiveState of $running"
     assert_eq failed "$(unit_prop "$failed" ActiveState)" "ActiveState of $failed"

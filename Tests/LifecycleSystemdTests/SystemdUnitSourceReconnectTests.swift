@@ -22,7 +22,7 @@ struct SystemdUnitSourceReconnectTests {
         try await events.expectNext(.initial([UnitFixtures.webSnapshot]))
 
         daemon.kill()
-        guard case .connectionLost(let error) = try await events.next() else {
+        guard case .connectionLost(let error) = try await events.nextAfterSignalsLost() else {
             Issue.record("expected connectionLost")
             return
         }
@@ -65,7 +65,7 @@ struct SystemdUnitSourceReconnectTests {
         try await source.start()
         try await events.expectNext(.initial([]))
         daemon.kill()
-        guard case .connectionLost = try await events.next() else {
+        guard case .connectionLost = try await events.nextAfterSignalsLost() else {
             Issue.record("expected connectionLost")
             return
         }

@@ -147,6 +147,7 @@ struct SystemdUnitSourceTests {
         try await Fixture.run { fixture in
             try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
             await fixture.systemd.close()
+            try await fixture.events.expectNext(.signalsLost)
             var restarted = UnitFixtures.web
             restarted.unitProperties = UnitFixtures.unitProperties(
                 active: "activating", sub: "start", invocation: Array(repeating: 1, count: 16), timestamp: 99_000

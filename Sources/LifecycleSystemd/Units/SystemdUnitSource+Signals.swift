@@ -79,6 +79,9 @@ extension SystemdUnitSource {
         logger.notice(
             "systemd's bus name changed owner", metadata: ["old_owner": "\(oldOwner)", "new_owner": "\(newOwner)"]
         )
+        if !oldOwner.isEmpty {
+            deliver(.signalsLost)
+        }
         if !newOwner.isEmpty {
             requestResync()
         }

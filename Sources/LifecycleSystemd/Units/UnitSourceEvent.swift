@@ -24,4 +24,7 @@ public enum UnitSourceEvent: Sendable, Hashable {
     case jobRemoved(unit: String, jobID: UInt32, result: String)
     /// The bus connection broke. The source reconnects with back-off and sends ``initial(_:)`` when it is back.
     case connectionLost(SystemdError)
+    /// systemd left the bus (its bus name lost its owner, as in a `daemon-reexec` or when it hits a bus limit): its
+    /// signals are lost until it is back, and the source sends ``initial(_:)`` when it is.
+    case signalsLost
 }

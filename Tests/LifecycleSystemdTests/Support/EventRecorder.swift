@@ -44,6 +44,13 @@ final class EventRecorder: Sendable {
         }
     }
 
+    /// The next event other than `signalsLost`: a dying bus daemon may announce systemd's departure before the
+    /// connection breaks, or not.
+    func nextAfterSignalsLost(timeout: Duration = .seconds(10)) async throws -> UnitSourceEvent {
+        let event = try await next(timeout: timeout)
+        return event == .signalsLost ? try await next(timeout: timeout) : event
+    }
+
     /// Expects the next event to be `expected`.
     func expectNext(
         _ expected: UnitSourceEvent,
