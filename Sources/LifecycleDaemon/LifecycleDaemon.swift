@@ -37,8 +37,9 @@ public actor LifecycleDaemon: Service {
     /// Set when the bus connection broke or systemd left the bus: from when PID 1's journal is read for the runs whose
     /// signals were lost.
     private var signalsLostSince: UInt64?
-    /// Changes that came in after a reconnect, before the listing: handled after what the journal says was missed.
-    private var changesAfterReconnect: [UnitSnapshot] = []
+    /// Changes that came in after a reconnect, before the listing, each with whether systemd was reloading then:
+    /// handled after what the journal says was missed.
+    private var changesAfterReconnect: [(snapshot: UnitSnapshot, whileReloading: Bool)] = []
     /// Units whose state file could not be read at start: they start fresh, numbered after their last dispatch.
     let unitsSetAside: Set<String>
     var dispatchCount = 0
@@ -142,7 +143,7 @@ public actor LifecycleDaemon: Service {
                 let changes = changesAfterReconnect
                 changesAfterReconnect = []
                 for change in changes {
-                    await apply(tracker.transitions(for: change, whileReloading: false), from: source)
+                    await apply(tracker.transitions(for: change.snapshot, whileReloading: change.whileReloading), from: source)
                 }
             }
             await apply(tracker.resync(snapshots, isFirstListing: !hasFirstListing), from: source)
@@ -156,7 +157,7 @@ public actor LifecycleDaemon: Service {
             report(status: "Watching \(watched) loaded units")
             finishFirstListing()
         case .changed(let snapshot) where signalsLostSince != nil:
-            changesAfterReconnect.append(snapshot)
+            changesAfterReconnect.append((snapshot, isReloading))
         case .changed(let snapshot):
             await apply(tracker.transitions(for: snapshot, whileReloading: isReloading), from: source)
         case .reloading(let active):
