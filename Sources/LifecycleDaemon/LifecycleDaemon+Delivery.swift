@@ -51,8 +51,9 @@ extension LifecycleDaemon {
         guard Self.canCheckJournal else { return }
         var pending = tracker.records.values.sorted { $0.unit < $1.unit }.flatMap { record in
             record.pendingDispatches.compactMap { fields in
-                fields["LIFECYCLE_SEQUENCE"].flatMap(UInt64.init).map {
-                    PendingDispatch(unit: record.unit, sequence: $0, fields: fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+                let sorted = fields.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+                return fields["LIFECYCLE_SEQUENCE"].flatMap(UInt64.init).map {
+                    PendingDispatch(unit: record.unit, sequence: $0, fields: sorted)
                 }
             }
         }
@@ -127,12 +128,16 @@ extension LifecycleDaemon {
             do {
                 found = try JournalReader().contains(checked.map(\.journalQuery))
             } catch {
-                logger.warning("Failed to check that the journal holds \(checked.count) dispatches", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "Failed to check that the journal holds \(checked.count) dispatches", metadata: ["error": "\(error)"]
+                )
                 continue
             }
             let dropped = zip(checked, found).filter { !$0.1 }.map(\.0)
             guard !dropped.isEmpty else { continue }
-            logger.warning("The journal dropped \(dropped.count) dispatches it had accepted (journald's rate limit?); sending them again")
+            logger.warning(
+                "The journal dropped \(dropped.count) dispatches it had accepted (journald's rate limit?); sending them again"
+            )
             for dispatch in dropped { deliver(dispatch) }
         }
     }

@@ -8,8 +8,9 @@ import Logging
 
 extension LifecycleDaemon {
     /// How far before the last sign of life of the previous lifecycled (or the loss of the bus connection) the journal
-    /// is searched for missed runs: a run that began just before may not have reached lifecycled. Widening the search is safe: a unit's runs are taken
-    /// only after the run its record holds (or its newest dispatch, for a unit that starts fresh).
+    /// is searched for missed runs (µs): a run that began just before may not have reached lifecycled. Widening the
+    /// search is safe: a unit's runs are taken only after the run its record holds (or its newest dispatch, for a
+    /// unit that starts fresh).
     static let historyMargin: UInt64 = 10_000_000
 
     /// At start, records what happened to watched units while lifecycled was not running: from systemd's listing,
@@ -73,9 +74,12 @@ extension LifecycleDaemon {
         }
         for (unit, dispatches) in journaled {
             if let record = tracker.records[unit] {
-                logger.notice("The state of \(unit) (dispatch \(record.sequence)) is \(dispatches.count) dispatches behind the journal: catching up")
+                logger.notice(
+                    "The state of \(unit) (dispatch \(record.sequence)) is \(dispatches.count) dispatches behind the journal: catching up"
+                )
             } else {
-                logger.notice("\(unit) has no state; it starts fresh, numbered after its dispatch \(dispatches.last?.sequence ?? 0) in the journal")
+                let newest = dispatches.last?.sequence ?? 0
+                logger.notice("\(unit) has no state; it starts fresh, numbered after its dispatch \(newest) in the journal")
             }
         }
         perform(tracker.catchUp(with: journaled))

@@ -7,7 +7,8 @@ import LifecycleEngine
 /// Pure: building an entry sends nothing, so the schema, a public interface, is pinned by tests. The fields come in
 /// a fixed order: `MESSAGE`, `MESSAGE_ID`, `PRIORITY`, `SYSLOG_IDENTIFIER`, `OBJECT_SYSTEMD_UNIT`, `LIFECYCLE_UNIT`,
 /// `LIFECYCLE_EVENT`, `LIFECYCLE_TIME`, `LIFECYCLE_INVOCATION_ID` (when known), `LIFECYCLE_SEQUENCE`,
-/// `LIFECYCLE_VERSION` (when known), `LIFECYCLE_PAYLOAD`, then one field per payload key in sorted key order (the order of `LIFECYCLE_PAYLOAD`).
+/// `LIFECYCLE_VERSION` (when known), `LIFECYCLE_PAYLOAD`, then one field per payload key in sorted key order (the
+/// order of `LIFECYCLE_PAYLOAD`).
 public struct DispatchJournalEntry: Sendable {
     /// `SYSLOG_IDENTIFIER` of every dispatch.
     public static let syslogIdentifier = "lifecycled"
