@@ -37,7 +37,7 @@ extension LifecycleDaemon {
         return result.map { effects in
             perform(effects)
             return effects.reduce(0) { sequence, effect in
-                if case .dispatch(_, _, _, _, let dispatched) = effect { dispatched } else { sequence }
+                if case .dispatch(_, _, _, _, let dispatched, _) = effect { dispatched } else { sequence }
             }
         }
     }

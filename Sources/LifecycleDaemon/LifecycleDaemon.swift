@@ -191,16 +191,7 @@ public actor LifecycleDaemon: Service {
                 } catch {
                     logger.error("Failed to save the state of \(record.unit)", metadata: ["error": "\(error)"])
                 }
-            case .dispatch(let unit, let dispatch, let kind, let invocationID, let sequence):
-                // The same entry as the one the record holds as pending: the record was just stored by the tracker.
-                let entry = DispatchJournalEntry(
-                    unit: unit,
-                    dispatch: dispatch,
-                    invocationID: invocationID,
-                    sequence: sequence,
-                    kind: kind,
-                    version: tracker.records[unit]?.state.version
-                )
+            case .dispatch(let unit, _, _, _, let sequence, let entry):
                 deliver(PendingDispatch(unit: unit, sequence: sequence, fields: entry.fields))
             case .refused(let unit, let event, let error):
                 logger.debug("Ignored \(event) of \(unit): \(error)")

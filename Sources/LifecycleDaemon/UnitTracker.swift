@@ -15,8 +15,11 @@ public struct UnitTracker: Sendable {
     public enum Effect: Sendable, Equatable {
         /// Write the unit's record to its state file.
         case persist(UnitRecord)
-        /// Send a dispatch to the journal.
-        case dispatch(unit: String, dispatch: Dispatch, kind: DispatchKind, invocationID: String?, sequence: UInt64)
+        /// Send a dispatch to the journal: `entry` is what the record holds as pending.
+        case dispatch(
+            unit: String, dispatch: Dispatch, kind: DispatchKind, invocationID: String?, sequence: UInt64,
+            entry: DispatchJournalEntry
+        )
         /// The engine refused an autotracked event (the reference swallows these); worth a debug line.
         case refused(unit: String, event: LifecycleEvent, error: LifecycleError)
     }
@@ -129,24 +132,27 @@ public struct UnitTracker: Sendable {
     ) -> [Effect] {
         var record = record
         var effects: [Effect] = []
+        var entry: DispatchJournalEntry?
         if let dispatch {
             record.sequence += 1
-            let entry = DispatchJournalEntry(
+            let built = DispatchJournalEntry(
                 unit: record.unit, dispatch: dispatch, invocationID: invocationID, sequence: record.sequence, kind: kind,
                 version: record.state.version
             )
             record.pendingDispatches.append(
-                Dictionary(entry.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+                Dictionary(built.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
             )
+            entry = built
         }
         if record != stored {
             records[record.unit] = record
             effects.append(.persist(record))
         }
-        if let dispatch {
-            effects.append(
-                .dispatch(unit: record.unit, dispatch: dispatch, kind: kind, invocationID: invocationID, sequence: record.sequence)
-            )
+        if let dispatch, let entry {
+            effects.append(.dispatch(
+                unit: record.unit, dispatch: dispatch, kind: kind, invocationID: invocationID, sequence: record.sequence,
+                entry: entry
+            ))
         }
         return effects
     }

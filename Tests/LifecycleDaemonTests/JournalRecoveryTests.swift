@@ -30,11 +30,7 @@ struct JournalRecoveryTests {
         snapshots.flatMap { snapshot, version in
             tracker.transitions(for: snapshot, whileReloading: false).flatMap { tracker.apply($0, version: version, now: 0) }
         }.compactMap { effect in
-            guard case .dispatch(let unit, let dispatch, let kind, let invocationID, let sequence) = effect else { return nil }
-            let entry = DispatchJournalEntry(
-                unit: unit, dispatch: dispatch, invocationID: invocationID, sequence: sequence, kind: kind,
-                version: tracker.records[unit]?.state.version
-            )
+            guard case .dispatch(_, _, _, _, _, let entry) = effect else { return nil }
             return JournaledDispatch(fields: Dictionary(entry.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
         }
     }
@@ -81,7 +77,7 @@ struct JournalRecoveryTests {
         #expect(tracker.reconcile([snap("inactive", Self.runA, second: 9)], endings: [:]).isEmpty)
         let effects = tracker.transitions(for: snap("active", Self.runB, second: 10), whileReloading: false)
             .flatMap { tracker.apply($0, version: nil, now: 0) }
-        let dispatched = effects.compactMap { if case .dispatch(_, let dispatch, _, _, let sequence) = $0 { "\(sequence) \(dispatch.name)" } else { nil } }
+        let dispatched = effects.compactMap { if case .dispatch(_, let dispatch, _, _, let sequence, _) = $0 { "\(sequence) \(dispatch.name)" } else { nil } }
         #expect(dispatched == ["8 launch"])
     }
 

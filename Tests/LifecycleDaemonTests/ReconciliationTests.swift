@@ -43,7 +43,7 @@ struct ReconciliationTests {
         #expect(transitions.map(\.transition) == [.endedCleanly])
         #expect(transitions.first?.time == 5_000)
         let effects = transitions.flatMap { tracker.apply($0, version: nil, now: 0) }
-        let dispatch = effects.compactMap { if case .dispatch(_, let d, _, _, _) = $0 { d } else { nil } }.first
+        let dispatch = effects.compactMap { if case .dispatch(_, let d, _, _, _, _) = $0 { d } else { nil } }.first
         #expect(dispatch?.name == "sleep")
         #expect(dispatch?.payload["reconciled"] == .bool(true))
         #expect(dispatch?.payload["lifecycle_secondsawake"] == .int(4))
@@ -65,7 +65,7 @@ struct ReconciliationTests {
         let failed = snap("failed", Self.runA, result: "exit-code")
         _ = tracker.transitions(for: snap("active", Self.runA), whileReloading: false)
         let effects = tracker.transitions(for: failed, whileReloading: false).flatMap { tracker.apply($0, version: nil, now: 0) }
-        #expect(effects.contains { if case .dispatch(_, _, .crash, _, _) = $0 { true } else { false } })
+        #expect(effects.contains { if case .dispatch(_, _, .crash, _, _, _) = $0 { true } else { false } })
         let restarted = UnitTracker(configuration: tracker.configuration, timeZone: TimeZone(identifier: "UTC")!, records: Array(tracker.records.values))
         #expect(restarted.reconcile([failed], endings: [:]).isEmpty)
         #expect(restarted.runsToLookUp(in: []).isEmpty)
@@ -110,7 +110,7 @@ struct ReconciliationTests {
         #expect(transitions.map(\.time) == [2_000, 3_000])
         #expect(transitions.allSatisfy { $0.isReconciled && $0.invocationID == Self.runC })
         let names = transitions.flatMap { tracker.apply($0, version: nil, now: 0) }.compactMap {
-            if case .dispatch(_, let dispatch, _, _, let sequence) = $0 { "\(sequence) \(dispatch.name)" } else { nil }
+            if case .dispatch(_, let dispatch, _, _, let sequence, _) = $0 { "\(sequence) \(dispatch.name)" } else { nil }
         }
         #expect(names == ["1 launch", "2 sleep"])
     }
@@ -167,7 +167,7 @@ struct ReconciliationTests {
         #expect(transitions.map(\.transition) == [.endedCleanly, .began])
         #expect(transitions.map(\.invocationID) == [Self.runA, Self.runB])
         let names = { (effects: [UnitTracker.Effect]) in
-            effects.compactMap { if case .dispatch(_, let dispatch, _, _, _) = $0 { dispatch.name } else { nil } }
+            effects.compactMap { if case .dispatch(_, let dispatch, _, _, _, _) = $0 { dispatch.name } else { nil } }
         }
         #expect(names(transitions.flatMap { tracker.apply($0, version: nil, now: 0) }) == ["sleep", "wake"])
         #expect(tracker.resync(listing, isFirstListing: true).isEmpty)

@@ -18,14 +18,14 @@ struct UnitTrackerRequestTests {
 
     func dispatches(_ result: Result<[UnitTracker.Effect], EventRequestError>) -> [(String, UInt64)] {
         guard case .success(let effects) = result else { return [] }
-        return effects.compactMap { if case .dispatch(_, let d, _, _, let s) = $0 { (d.name, s) } else { nil } }
+        return effects.compactMap { if case .dispatch(_, let d, _, _, let s, _) = $0 { (d.name, s) } else { nil } }
     }
 
     @Test("manual events on a unit without autotracking are recorded, numbered and carry the caller's data")
     func manualEvents() throws {
         var tracker = try tracker()
         let launch = tracker.manual(.launch, unit: "cron-backup", data: ["run": .string("nightly")], now: 1_000)
-        guard case .success(let effects) = launch, case .dispatch(_, let dispatch, .launch, nil, 1) = effects.last else {
+        guard case .success(let effects) = launch, case .dispatch(_, let dispatch, .launch, nil, 1, _) = effects.last else {
             Issue.record("launch not dispatched: \(launch)")
             return
         }
@@ -75,7 +75,7 @@ struct UnitTrackerRequestTests {
         var tracker = try tracker()
         _ = tracker.manual(.launch, unit: "cron-backup", data: [:], now: 1_000)
         let result = tracker.custom("deploy", unit: "cron-backup", data: ["to": .string("prod")], now: 31_000)
-        guard case .success(let effects) = result, case .dispatch(_, let dispatch, .custom, _, 2) = effects.last else {
+        guard case .success(let effects) = result, case .dispatch(_, let dispatch, .custom, _, 2, _) = effects.last else {
             Issue.record("custom event not dispatched: \(result)")
             return
         }

@@ -35,7 +35,7 @@ struct UnitTrackerTests {
         var tracker = try tracker()
         let effects = feed(&tracker, snap("active", "running", Self.runA))
         guard effects.count == 2, case .persist(let record) = effects[0],
-            case .dispatch(let unit, let dispatch, let kind, let invocationID, let sequence) = effects[1]
+            case .dispatch(let unit, let dispatch, let kind, let invocationID, let sequence, let entry) = effects[1]
         else {
             Issue.record("expected persist then dispatch, got \(effects)")
             return
@@ -45,7 +45,9 @@ struct UnitTrackerTests {
         #expect(record.sequence == 1)
         #expect(record.state.lastEvent == .launch)
         // the record carries its dispatch, so that one lost before reaching the journal can be sent again
+        #expect(record.pendingDispatches == [Dictionary(entry.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })])
         #expect(record.pendingDispatches.last?["LIFECYCLE_SEQUENCE"] == "1")
+        #expect(record.pendingDispatches.last?["LIFECYCLE_VERSION"] == "1")
         #expect(record.pendingDispatches.last?["LIFECYCLE_EVENT"] == "launch")
         #expect(record.pendingDispatches.last?["MESSAGE_ID"] == DispatchKind.launch.messageID)
         #expect(unit == "web.service")
@@ -88,7 +90,7 @@ struct UnitTrackerTests {
             snap("active", "running", "cccccccccccccccccccccccccccccccc", second: 240),
         ]
         for snapshot in snapshots {
-            for case .dispatch(_, let dispatch, _, _, let sequence) in feed(&tracker, snapshot) {
+            for case .dispatch(_, let dispatch, _, _, let sequence, _) in feed(&tracker, snapshot) {
                 names.append(dispatch.name)
                 sequences.append(sequence)
                 if dispatch.name == "crash" {
@@ -123,7 +125,7 @@ struct UnitTrackerTests {
         #expect(tracker.resync([snap("active", "running", Self.runA)], isFirstListing: true).isEmpty)
         #expect(feed(&tracker, snap("active", "running", Self.runA)).isEmpty)
         let effects = feed(&tracker, snap("inactive", "dead", Self.runA, second: 30))
-        #expect(effects.contains { if case .dispatch(_, let d, _, _, 8) = $0 { d.name == "sleep" } else { false } })
+        #expect(effects.contains { if case .dispatch(_, let d, _, _, 8, _) = $0 { d.name == "sleep" } else { false } })
     }
 
     @Test("a changed version at a start is an update launch")
@@ -132,7 +134,7 @@ struct UnitTrackerTests {
         _ = feed(&tracker, snap("active", "running", Self.runA), version: "1")
         _ = feed(&tracker, snap("inactive", "dead", Self.runA, second: 10))
         let effects = feed(&tracker, snap("active", "running", Self.runB, second: 20), version: "2")
-        let launch = effects.compactMap { if case .dispatch(_, let d, _, _, _) = $0 { d } else { nil } }.first
+        let launch = effects.compactMap { if case .dispatch(_, let d, _, _, _, _) = $0 { d } else { nil } }.first
         #expect(launch?.name == "launch")
         #expect(launch?.payload["lifecycle_isfirstlaunchupdate"] == .bool(true))
     }

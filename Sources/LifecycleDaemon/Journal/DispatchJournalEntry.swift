@@ -9,7 +9,7 @@ import LifecycleEngine
 /// `LIFECYCLE_EVENT`, `LIFECYCLE_TIME`, `LIFECYCLE_INVOCATION_ID` (when known), `LIFECYCLE_SEQUENCE`,
 /// `LIFECYCLE_VERSION` (when known), `LIFECYCLE_PAYLOAD`, then one field per payload key in sorted key order (the
 /// order of `LIFECYCLE_PAYLOAD`).
-public struct DispatchJournalEntry: Sendable {
+public struct DispatchJournalEntry: Sendable, Equatable {
     /// `SYSLOG_IDENTIFIER` of every dispatch.
     public static let syslogIdentifier = "lifecycled"
 
@@ -68,6 +68,10 @@ public struct DispatchJournalEntry: Sendable {
             fields.append((name, Self.fieldValue(value)))
         }
         self.fields = fields
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// A payload value as a field value: integers in decimal, `true`/`false`, strings as they are, null as the empty
