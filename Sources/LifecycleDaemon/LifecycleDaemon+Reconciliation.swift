@@ -22,7 +22,9 @@ extension LifecycleDaemon {
         let seen = (snapshots.map(\.name) + (history.map { Array($0.units) } ?? [])).filter(configuration.isWatched)
         catchUpWithJournal(units: Set(tracker.records.keys).union(unitsSetAside).union(seen))
         var endings: [String: RunEnding] = [:]
-        for (unit, invocationID) in tracker.runsToLookUp(in: snapshots) {
+        // A stored run that ended within the history needs no journal lookup of its own.
+        for (unit, invocationID) in tracker.runsToLookUp(in: snapshots)
+        where history?.run(of: unit, invocationID)?.ending == nil {
             endings[unit] = ending(of: unit, invocationID: invocationID)
         }
         let transitions = tracker.reconcile(snapshots, endings: endings, history: history)
