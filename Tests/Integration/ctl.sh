@@ -179,14 +179,7 @@ container_boot "lc-ctl-$$" "$build_dir" --bind-ro="$repo:/opt/lifecycled-src" >/
 echo "container lc-ctl-$$ booted in $CONTAINER_BOOT_SECONDS s"
 c_exec mkdir -p /etc/lifecycled
 printf '%s\n' "$CONFIG" | c_exec_stdin tee /etc/lifecycled/lifecycled.json >/dev/null
-if ! out=$(c_exec env PREFIX=$PREFIX_INSIDE /opt/lifecycled-src/scripts/install.sh /opt/lifecycled-build 2>&1) ||
-    ! c_exec systemctl is-active --quiet lifecycled.service; then
-    echo "install.sh failed or lifecycled is not running: the tests are skipped" >&2
-    printf '%s\n' "${out:-}" >&2
-    c_exec journalctl --no-pager -u lifecycled.service >&2 || true
-    container_poweroff
-    exit 1
-fi
+install_or_exit
 
 run_test "lifecycled owns $NAME; Introspect lists the methods" test_name_and_introspection
 run_test "launch, sleep, wake of a unit without autotracking, with the caller's data" test_manual_events

@@ -53,7 +53,7 @@ test_install() {
     local out rc
     write_config "$BASE_CONFIG"
     rc=0
-    out=$(c_exec env PREFIX=$PREFIX_INSIDE /opt/lifecycled-src/scripts/install.sh /opt/lifecycled-build 2>&1) || rc=$?
+    out=$(install_inside 2>&1) || rc=$?
     ((rc == 0)) || fail "install.sh exited $rc: $out"
     assert_contains "$out" "kept the existing configuration $CONFIG" "install.sh output"
     assert_eq "$BASE_CONFIG" "$(c_exec cat "$CONFIG")" "configuration after install"
@@ -604,10 +604,7 @@ test_state_survives_and_clean_stop() {
 container_install_trap
 container_boot "lc-daemon-$$" "$build_dir" --bind-ro="$repo:/opt/lifecycled-src" >/dev/null
 echo "container lc-daemon-$$ booted in $CONTAINER_BOOT_SECONDS s"
-for file in "$here"/units/*.service; do
-    c_copy "$file" "/etc/systemd/system/${file##*/}"
-done
-c_exec systemctl daemon-reload
+copy_test_units
 
 run_test "install.sh installs and starts lifecycled; --check-config" test_install
 if ! c_exec systemctl is-active --quiet lifecycled.service; then

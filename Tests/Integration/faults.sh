@@ -950,19 +950,9 @@ container_install_trap
 suite_started=$SECONDS
 container_boot "lc-faults-$$" "$build_dir" --bind-ro="$repo:/opt/lifecycled-src" >/dev/null
 echo "container lc-faults-$$ booted in $CONTAINER_BOOT_SECONDS s"
-for file in "$here"/units/*.service; do
-    c_copy "$file" "/etc/systemd/system/${file##*/}"
-done
-c_exec systemctl daemon-reload
+copy_test_units
 write_config "$BASE_CONFIG"
-if ! out=$(c_exec env PREFIX=$PREFIX_INSIDE /opt/lifecycled-src/scripts/install.sh /opt/lifecycled-build 2>&1) ||
-    ! c_exec systemctl is-active --quiet lifecycled.service; then
-    echo "install.sh failed or lifecycled is not running: the tests are skipped" >&2
-    printf '%s\n' "${out:-}" >&2
-    c_exec journalctl --no-pager -u lifecycled.service >&2 || true
-    container_poweroff
-    exit 1
-fi
+install_or_exit
 
 # FAULTS_TESTS=REGEX runs only the tests whose names match (e.g. FAULTS_TESTS='^(1|6)\.').
 only() {

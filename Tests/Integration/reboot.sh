@@ -41,16 +41,12 @@ boot() {
     container_boot "$1" "$build_dir" --bind-ro="$repo:/opt/lifecycled-src" --uuid="$machine_id" \
         --bind="$work/journal:/var/log/journal" --bind="$work/state:/var/lib/lifecycled" >/dev/null
     echo "container $1 booted in $CONTAINER_BOOT_SECONDS s"
-    local file
-    for file in "$here"/units/*.service; do
-        c_copy "$file" "/etc/systemd/system/${file##*/}"
-    done
-    c_exec systemctl daemon-reload
+    copy_test_units
 }
 
 install_lifecycled() {
     write_config "$CONFIG_JSON"
-    c_exec env PREFIX=$PREFIX_INSIDE /opt/lifecycled-src/scripts/install.sh /opt/lifecycled-build >/dev/null
+    install_inside >/dev/null
     c_exec systemctl is-active --quiet lifecycled.service || fail "lifecycled is not running after install.sh"
 }
 

@@ -108,3 +108,27 @@ run_marker() {
 }
 
 has_crash_notice() { dispatches "$1" | jq -e --arg id "$ID_CRASH" 'select(.MESSAGE_ID == $id)' >/dev/null; }
+
+# Copies the test units (Tests/Integration/units/*.service) into the container and reloads systemd.
+copy_test_units() {
+    local file
+    for file in "$(dirname "${BASH_SOURCE[0]}")"/../units/*.service; do
+        c_copy "$file" "/etc/systemd/system/${file##*/}"
+    done
+    c_exec systemctl daemon-reload
+}
+
+# Runs scripts/install.sh inside (the suites bind the repository at /opt/lifecycled-src): installs and starts lifecycled.
+install_inside() { c_exec env PREFIX=$PREFIX_INSIDE /opt/lifecycled-src/scripts/install.sh /opt/lifecycled-build; }
+
+# For a suite whose every test needs lifecycled: installs it, or says why not, powers the container off and exits 1.
+install_or_exit() {
+    local out
+    if ! out=$(install_inside 2>&1) || ! c_exec systemctl is-active --quiet lifecycled.service; then
+        echo "install.sh failed or lifecycled is not running: the tests are skipped" >&2
+        printf '%s\n' "${out:-}" >&2
+        c_exec journalctl --no-pager -u lifecycled.service >&2 || true
+        container_poweroff
+        exit 1
+    fi
+}
