@@ -21,6 +21,3 @@ public protocol LifecycleRequests: Sendable {
     /// Every stored record, sorted by unit name.
     func records() async -> [UnitRecord]
 }
-
-/// The daemon answers requests on its own actor, in turn with the events it tracks.
-extension LifecycleDaemon: LifecycleRequests {}

@@ -23,31 +23,29 @@ public struct EventRequest: Sendable, Equatable {
     }
 }
 
-extension LifecycleDaemon {
-    /// Records and dispatches a manual or custom event at the current time.
+extension LifecycleDaemon: LifecycleRequests {
+    /// Records and dispatches a manual or custom event at the current time, in turn with everything else the loop
+    /// handles.
     ///
     /// - Returns: the dispatch's sequence number, or 0 when the event was counted but is not in
     ///   `tracked_lifecycle_events`.
-    public func send(_ request: EventRequest) -> Result<UInt64, EventRequestError> {
-        let now = Self.now()
-        let result = switch request.event {
-        case .lifecycle(let event): tracker.manual(event, unit: request.unit, data: request.data, now: now)
-        case .custom(let name): tracker.custom(name, unit: request.unit, data: request.data, now: now)
-        }
-        return result.map { effects in
-            perform(effects)
-            return effects.reduce(0) { sequence, effect in
-                if case .dispatch(_, _, _, _, let dispatched, _) = effect { dispatched } else { sequence }
-            }
+    public func send(_ request: EventRequest) async -> Result<UInt64, EventRequestError> {
+        lastReplyID += 1
+        let token = ReplyToken(lastReplyID)
+        return await withCheckedContinuation { continuation in
+            replies[token] = continuation
+            input.yield(.request(request, reply: token))
         }
     }
 
     /// The stored record of `unit`, nil when it has none; without its pending dispatches, which are the delivery's
     /// bookkeeping rather than the unit's state.
-    public func record(of unit: String) -> UnitRecord? { tracker.records[unit].map(Self.withoutPending) }
+    public func record(of unit: String) -> UnitRecord? { core.tracker.records[unit].map(Self.withoutPending) }
 
     /// Every stored record, sorted by unit name, as ``record(of:)`` gives it.
-    public func records() -> [UnitRecord] { tracker.records.values.sorted { $0.unit < $1.unit }.map(Self.withoutPending) }
+    public func records() -> [UnitRecord] {
+        core.tracker.records.values.sorted { $0.unit < $1.unit }.map(Self.withoutPending)
+    }
 
     private static func withoutPending(_ record: UnitRecord) -> UnitRecord {
         var record = record

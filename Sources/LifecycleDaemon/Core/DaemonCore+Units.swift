@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+import LifecycleStorage
+
+/// What systemd says about the watched units, and the work it leads to.
+extension DaemonCore {
+    mutating func take(_ snapshots: [UnitSnapshot]) {
+        isReloading = false
+        switch phase {
+        case .starting(let buffered):
+            phase = .recovering(.start, listing: snapshots, buffered: buffered)
+            effects.append(.readRecovery(startQuery(listing: snapshots)))
+        case .signalsLost(let since, let buffered):
+            guard readsManagerJournal else {
+                phase = .recovering(.signalsLost(since: since), listing: snapshots, buffered: buffered)
+                recover(with: RecoveryAnswer())
+                return
+            }
+            phase = .recovering(.signalsLost(since: since), listing: snapshots, buffered: buffered)
+            effects.append(.readRecovery(RecoveryQuery(history: .since(microseconds: since), catchUp: [], endings: [])))
+        case .recovering(let cause, _, let buffered):
+            // The source listed again before the journal answered: the newer listing is the one to take.
+            phase = .recovering(cause, listing: snapshots, buffered: buffered)
+        case .tracking:
+            work.append(.resync(snapshots, isFirst: false))
+            work.append(.finishRecovery(nil, watchedUnits: watchedCount(snapshots)))
+        case .stopping:
+            break
+        }
+    }
+
+    mutating func take(_ change: BufferedChange) {
+        switch phase {
+        case .starting(var buffered):
+            buffered.append(change)
+            phase = .starting(buffered: buffered)
+        case .recovering(let cause, let listing, var buffered):
+            buffered.append(change)
+            phase = .recovering(cause, listing: listing, buffered: buffered)
+        case .signalsLost(let since, var buffered):
+            buffered.append(change)
+            phase = .signalsLost(since: since, buffered: buffered)
+        case .tracking:
+            work.append(.change(change))
+        case .stopping:
+            break
+        }
+    }
+
+    /// From now until the next listing, systemd's signals may be lost: that listing is preceded by what PID 1's
+    /// journal logged meanwhile, and the changes that arrive before it wait for it.
+    mutating func loseSignals() {
+        guard case .tracking = phase else { return }  // before tracking, the start's recovery covers the gap
+        phase = .signalsLost(since: UInt64(max(0, now)) * 1_000, buffered: [])
+    }
+
+    // MARK: - Recovery
+
+    /// What to read at start: lifecycled's own dispatches beyond each record (and of units with none), PID 1's runs
+    /// since the previous lifecycled stopped tracking, and the end of each stored run the listing no longer shows.
+    private func startQuery(listing: [UnitSnapshot]) -> RecoveryQuery {
+        guard readsJournal else { return RecoveryQuery(history: .none, catchUp: [], endings: []) }
+        let units = Set(tracker.records.keys).union(unitsSetAside).union(listing.map(\.name).filter(configuration.isWatched))
+        return RecoveryQuery(
+            history: readsManagerJournal ? .sinceLastTracking : .none,
+            catchUp: units.sorted().map { ($0, tracker.records[$0]?.sequence) },
+            endings: readsManagerJournal
+                ? tracker.runsToLookUp(in: listing).map { RecoveryQuery.Run(unit: $0.unit, invocationID: $0.invocationID) } : [],
+            patterns: configuration.watch.map(\.pattern)
+        )
+    }
+
+    /// The journal answered: what was missed is recorded first, then the listing, then the changes that waited.
+    mutating func recover(with answer: RecoveryAnswer) {
+        guard case .recovering(let cause, let listing, let buffered) = phase else { return }
+        let transitions: [MappedTransition]
+        switch cause {
+        case .start:
+            catchUp(with: answer.journaled)
+            transitions = tracker.reconcile(listing, endings: answer.endings, history: answer.history)
+            if !transitions.isEmpty {
+                log(.notice, "Recovering \(transitions.count) transitions that happened while lifecycled was not running")
+            }
+        case .signalsLost:
+            // Without PID 1's journal there is nothing to add to what the listing shows.
+            transitions = answer.history.map { tracker.reconcile(listing, endings: [:], history: $0) } ?? []
+            if !transitions.isEmpty {
+                log(.notice, "Recovering \(transitions.count) transitions that happened while the bus was away")
+            }
+        }
+        work += transitions.map(Work.transition)
+        work.append(.resync(listing, isFirst: cause == .start))
+        work += buffered.map(Work.change)
+        work.append(.finishRecovery(cause, watchedUnits: watchedCount(listing)))
+    }
+
+    private mutating func catchUp(with journaled: [String: [JournaledDispatch]]) {
+        for (unit, dispatches) in journaled.sorted(by: { $0.key < $1.key }) {
+            if let record = tracker.records[unit] {
+                log(.notice, "The state of \(unit) (dispatch \(record.sequence)) is \(dispatches.count) dispatches behind the journal: catching up")
+            } else {
+                let newest = dispatches.last?.sequence ?? 0
+                log(.notice, "\(unit) has no state; it starts fresh, numbered after its dispatch \(newest) in the journal")
+            }
+        }
+        _ = take(tracker.catchUp(with: journaled))
+    }
+
+    private mutating func finishRecovery(_ cause: RecoveryCause?, watchedUnits: Int) {
+        phase = .tracking
+        report(status: "Watching \(watchedUnits) loaded units")
+        deferred.insert(contentsOf: heldRequests, at: 0)
+        heldRequests = []
+        if cause == .start {
+            effects.append(.publishManager)
+        } else if cause != nil, isManagerStale {
+            // The bus came back (dbus-daemon restarted): the old connection's name and object are gone.
+            isManagerStale = false
+            effects.append(.publishManager)
+        }
+    }
+
+    private func watchedCount(_ snapshots: [UnitSnapshot]) -> Int {
+        snapshots.filter { configuration.isWatched($0.name) }.count
+    }
+
+    // MARK: - Work
+
+    mutating func perform(_ item: Work) {
+        switch item {
+        case .transition(let transition):
+            begin(transition)
+        case .resync(let snapshots, let isFirst):
+            work.insert(contentsOf: tracker.resync(snapshots, isFirstListing: isFirst).map(Work.transition), at: 0)
+        case .change(let change):
+            let transitions = tracker.transitions(for: change.snapshot, whileReloading: change.whileReloading)
+            work.insert(contentsOf: transitions.map(Work.transition), at: 0)
+        case .finishRecovery(let cause, let watchedUnits):
+            finishRecovery(cause, watchedUnits: watchedUnits)
+        }
+    }
+
+    /// Applies a transition; a run that begins first has its version read, and everything else waits for it.
+    private mutating func begin(_ transition: MappedTransition) {
+        guard transition.transition == .began else {
+            apply(transition, version: nil)
+            return
+        }
+        let source = configuration.versionSource(for: transition.unit)
+        if case .none = source {
+            apply(transition, version: nil)
+            return
+        }
+        awaitedVersion = transition
+        effects.append(.readVersion(unit: transition.unit, source: source))
+    }
+
+    mutating func takeVersion(_ version: String?, of unit: String) {
+        guard let transition = awaitedVersion, transition.unit == unit else {
+            log(.debug, "Ignored a version of \(unit) that was not asked for")
+            return
+        }
+        awaitedVersion = nil
+        apply(transition, version: version)
+    }
+
+    private mutating func apply(_ transition: MappedTransition, version: String?) {
+        _ = take(tracker.apply(transition, version: version, now: now))
+    }
+
+    /// Turns the tracker's effects into the core's: saves at once, dispatches into the outbox.
+    ///
+    /// - Returns: the sequence number of the last dispatch, 0 when there was none.
+    mutating func take(_ trackerEffects: [UnitTracker.Effect]) -> UInt64 {
+        var sequence: UInt64 = 0
+        for effect in trackerEffects {
+            switch effect {
+            case .persist(let record):
+                effects.append(.save(record))
+            case .dispatch(let unit, _, _, _, let number, let entry):
+                outbox.enqueue(PendingDispatch(unit: unit, sequence: number, entry: entry))
+                sequence = number
+            case .refused(let unit, let event, let error):
+                log(.debug, "Ignored \(event) of \(unit): \(error)")
+            }
+        }
+        return sequence
+    }
+}

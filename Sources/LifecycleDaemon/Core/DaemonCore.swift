@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+import LifecycleStorage
+import LifecycleSystemd
+
+/// lifecycled's state and every decision it makes, without I/O, clock or concurrency: one loop hands it one
+/// ``DaemonInput`` at a time with the current time, and performs the ``DaemonEffect``s it returns, in order.
+///
+/// Ordering is by construction:
+/// - a change of a unit is applied only after what was missed before it is recorded: changes wait in the phase
+///   (``DaemonPhase``) while the listing and the journal say what happened before them;
+/// - a run that begins waits for its version to be read, and every input behind it waits too, so nothing (another
+///   change, a D-Bus call, a reload) runs between mapping a change and applying it;
+/// - manual and custom events wait until recovery is done, so they never take a lower sequence number than a run that
+///   happened before them.
+public struct DaemonCore: Sendable {
+    /// Work that one input leads to, done in order; a begin that needs its version stops it until the version is read.
+    enum Work: Sendable {
+        case transition(MappedTransition)
+        /// A listing taken as the state of every watched unit (the first at start is the baseline).
+        case resync([UnitSnapshot], isFirst: Bool)
+        case change(BufferedChange)
+        /// The listing is taken (after a recovery when `cause` is set): tracking goes on.
+        case finishRecovery(RecoveryCause?, watchedUnits: Int)
+    }
+
+    public internal(set) var phase: DaemonPhase = .starting(buffered: [])
+    public internal(set) var tracker: UnitTracker
+    public internal(set) var dispatchCount = 0
+    var outbox: Outbox
+    var work: [Work] = []
+    /// Inputs that came while work was waiting, in order.
+    var deferred: [DaemonInput] = []
+    /// Requests that came before recovery was done; they run once it is.
+    var heldRequests: [DaemonInput] = []
+    /// The begin waiting for ``DaemonInput/versionRead(unit:version:)``.
+    var awaitedVersion: MappedTransition?
+    var isReloading = false
+    /// The bus connection broke after the D-Bus interface was published: publish it again once systemd is back.
+    var isManagerStale = false
+    /// READY=1 was sent.
+    var isReady = false
+    var statusText = "Starting"
+    /// Units whose state file could not be read at start: they start fresh, numbered after their last dispatch.
+    let unitsSetAside: Set<String>
+    /// Whether lifecycled's own journal entries can be read and trusted (only root's are, and only root reads all).
+    let readsJournal: Bool
+    /// Whether PID 1's journal entries are read for missed runs (the system manager, as root).
+    let readsManagerJournal: Bool
+    var now: Milliseconds = 0
+    var effects: [DaemonEffect] = []
+
+    public init(
+        tracker: UnitTracker, unitsSetAside: Set<String> = [], readsJournal: Bool, readsManagerJournal: Bool
+    ) {
+        self.tracker = tracker
+        self.unitsSetAside = unitsSetAside
+        self.readsJournal = readsJournal
+        self.readsManagerJournal = readsManagerJournal && readsJournal
+        self.outbox = Outbox(confirms: readsJournal)
+    }
+
+    public var configuration: LifecycleConfiguration { tracker.configuration }
+    /// Dispatches made but not yet taken by the journal.
+    public var undeliveredCount: Int { outbox.undeliveredCount }
+
+    /// Takes one input at wall-clock time `now` (ms since the epoch) and returns what to do, in order.
+    public mutating func handle(_ input: DaemonInput, now: Milliseconds) -> [DaemonEffect] {
+        self.now = now
+        if isBusy, input.waitsForWork {
+            deferred.append(input)
+        } else {
+            process(input)
+        }
+        drain()
+        if let batch = outbox.takeBatch() { effects.append(.send(batch)) }
+        defer { effects = [] }
+        return effects
+    }
+
+    /// True while work or earlier inputs wait.
+    var isBusy: Bool { awaitedVersion != nil || !work.isEmpty || !deferred.isEmpty }
+
+    private mutating func drain() {
+        while awaitedVersion == nil {
+            if !work.isEmpty {
+                perform(work.removeFirst())
+            } else if !deferred.isEmpty {
+                process(deferred.removeFirst())
+            } else {
+                return
+            }
+        }
+    }
+
+    private mutating func process(_ input: DaemonInput) {
+        switch input {
+        case .start: start()
+        case .listing(let snapshots): take(snapshots)
+        case .changed(let snapshot): take(BufferedChange(snapshot: snapshot, whileReloading: isReloading))
+        case .reloading(let active): isReloading = active
+        case .signalsLost:
+            log(.notice, "systemd left the bus: what happens until it is back is read from its journal")
+            loseSignals()
+        case .connectionLost(let reason):
+            log(.warning, "Lost the bus connection, reconnecting: \(reason)")
+            isManagerStale = isManagerStale || isReady
+            loseSignals()
+            effects.append(.notify([.status("Reconnecting to the bus: \(reason)")]))
+        case .recovered(let answer): recover(with: answer)
+        case .versionRead(let unit, let version): takeVersion(version, of: unit)
+        case .sent(let count, let refused): sent(count: count, refused: refused)
+        case .lookedUp(let dispatches, let purpose, let found): lookedUp(dispatches, purpose: purpose, found: found)
+        case .managerPublished: becomeReady()
+        case .request(let request, let token): handle(request, token: token, input: input)
+        case .reloaded(let result): reload(result)
+        case .timer(let timer): fire(timer)
+        case .stop: stop()
+        }
+    }
+
+    // MARK: - Start and stop
+
+    private mutating func start() {
+        if readsJournal {
+            let leftovers = tracker.records.values.sorted { $0.unit < $1.unit }.flatMap(PendingDispatch.pending(in:))
+            if !leftovers.isEmpty { effects.append(.lookUp(leftovers, purpose: .leftovers)) }
+        }
+        let patterns = configuration.watch.map(\.pattern)
+        guard !patterns.isEmpty else {
+            log(.notice, "No units are watched: add patterns to \"watch\" in the configuration")
+            statusText = "Watching no units"
+            phase = .tracking
+            effects.append(.publishManager)
+            return
+        }
+        effects.append(.watch(patterns))
+    }
+
+    private mutating func stop() {
+        phase = .stopping
+        effects.append(.notify([.stopping]))
+        if outbox.undeliveredCount > 0 {
+            log(.warning, "Stopping with \(outbox.undeliveredCount) dispatches the journal refused; they are sent at the next start")
+        }
+        log(.info, "Stopped after \(dispatchCount) dispatches")
+        effects.append(.exit)
+    }
+
+    /// READY=1 once the first recovery is done and the D-Bus interface is published (or given up on).
+    private mutating func becomeReady() {
+        guard !isReady else { return }
+        isReady = true
+        effects.append(.notify([.ready, .status(statusText)]))
+        effects.append(.markTracking(status: statusText))
+        log(.info, statusText)
+    }
+
+    /// Shows `status` in `systemctl status` (once READY=1 was sent; until then it waits for READY=1).
+    mutating func report(status: String) {
+        guard status != statusText else { return }
+        statusText = status
+        if isReady { effects.append(.notify([.status(status)])) }
+    }
+
+    // MARK: - Requests, reloads, timers
+
+    private mutating func handle(_ request: EventRequest, token: ReplyToken, input: DaemonInput) {
+        guard phase == .tracking else {
+            heldRequests.append(input)
+            return
+        }
+        let result = switch request.event {
+        case .lifecycle(let event): tracker.manual(event, unit: request.unit, data: request.data, now: now)
+        case .custom(let name): tracker.custom(name, unit: request.unit, data: request.data, now: now)
+        }
+        effects.append(.reply(token, result.map { take($0) }))
+    }
+
+    private mutating func reload(_ result: Result<ReloadedConfiguration, ConfigurationReloadError>) {
+        effects.append(.notify([.reloading]))
+        defer { effects.append(.notify([.ready])) }
+        switch result {
+        case .failure(let error):
+            log(.error, "Failed to reload the configuration, keeping the previous one: \(error)")
+            effects.append(.notify([.status("Configuration reload failed: \(error)")]))
+        case .success(let reloaded):
+            let previous = configuration
+            let loaded = reloaded.configuration
+            tracker.reconfigure(loaded, timeZone: reloaded.timeZone)
+            log(.notice, "Reloaded the configuration; watching \(loaded.patterns)")
+            if loaded.patterns != previous.patterns || loaded.bus != previous.bus {
+                effects.append(.watch(loaded.watch.map(\.pattern)))
+            }
+        }
+    }
+
+    private mutating func fire(_ timer: DaemonTimer) {
+        switch timer {
+        case .watchdog:
+            effects.append(.notify([.watchdog]))
+        case .retryDelivery:
+            outbox.retryDue()
+        case .confirmDelivery:
+            let due = outbox.takeDueForConfirmation(now: now)
+            if !due.isEmpty { effects.append(.lookUp(due, purpose: .confirmation)) }
+            armConfirmation()
+        }
+    }
+
+    mutating func log(_ level: LogLine.Level, _ message: String) {
+        effects.append(.log(LogLine(level, message)))
+    }
+}
+
+extension DaemonInput {
+    /// Whether the input waits behind earlier work: everything that can change a record. Answers to the core's own
+    /// effects and timers cannot wait, or the work they unblock would never go on.
+    var waitsForWork: Bool {
+        switch self {
+        case .versionRead, .sent, .lookedUp, .managerPublished, .timer, .recovered: false
+        default: true
+        }
+    }
+}

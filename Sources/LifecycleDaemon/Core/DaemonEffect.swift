@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+import LifecycleStorage
+import LifecycleSystemd
+
+/// What the core asks the loop to do, in order. An effect with an answer reports it as a ``DaemonInput``.
+public enum DaemonEffect: Sendable, Equatable {
+    /// Write the unit's record to its state file (before any dispatch of it is sent).
+    case save(UnitRecord)
+    /// Send these entries to the journal in order, stopping at the first refusal; answer ``DaemonInput/sent(count:refused:)``.
+    case send([PendingDispatch])
+    /// Look these entries up in lifecycled's own journal entries; answer ``DaemonInput/lookedUp(_:purpose:found:)``.
+    case lookUp([PendingDispatch], purpose: LookUpPurpose)
+    /// Read the unit's version by its source while it is loaded; answer ``DaemonInput/versionRead(unit:version:)``.
+    case readVersion(unit: String, source: VersionSource)
+    /// Read PID 1's and lifecycled's journal for what was missed; answer ``DaemonInput/recovered(_:)``.
+    case readRecovery(RecoveryQuery)
+    /// Subscribe to systemd for these patterns, replacing any earlier subscription; the source then reports a
+    /// ``DaemonInput/listing(_:)``.
+    case watch([UnitPattern])
+    /// Publish lifecycled's D-Bus interface (again); answer ``DaemonInput/managerPublished(_:)``.
+    case publishManager
+    /// Answer a D-Bus call: the dispatch's sequence number (0 when not dispatched), or why it was refused.
+    case reply(ReplyToken, Result<UInt64, EventRequestError>)
+    /// Tell the service manager (`sd_notify`).
+    case notify([ServiceNotification])
+    /// Write the journal entry that marks this process as tracking units.
+    case markTracking(status: String)
+    /// Fire ``DaemonInput/timer(_:)`` at this wall-clock time (ms since the epoch).
+    case arm(DaemonTimer, at: Milliseconds)
+    /// A line for lifecycled's log.
+    case log(LogLine)
+    /// Everything is done: the loop ends.
+    case exit
+}
+
+/// A line for lifecycled's own log, with its level.
+public struct LogLine: Sendable, Equatable, CustomStringConvertible {
+    public enum Level: Sendable, Equatable { case debug, info, notice, warning, error }
+    public var level: Level
+    public var message: String
+
+    public init(_ level: Level, _ message: String) {
+        self.level = level
+        self.message = message
+    }
+
+    public var description: String { message }
+}

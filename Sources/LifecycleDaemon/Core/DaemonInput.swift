@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LifecycleEngine
+import LifecycleStorage
+
+/// Everything that can happen to lifecycled, as the one loop hands it to ``DaemonCore/handle(_:now:)``: what the unit
+/// source reports, the answers to the core's own effects, requests from the D-Bus interface, signals and timers.
+public enum DaemonInput: Sendable, Equatable {
+    /// The loop runs: deliver what an earlier process left undelivered, then start watching units.
+    case start
+    /// The watched units as systemd lists them (after connecting, after every resync).
+    case listing([UnitSnapshot])
+    /// One unit's properties changed.
+    case changed(UnitSnapshot)
+    /// systemd began (true) or finished (false) a daemon-reload or daemon-reexec.
+    case reloading(Bool)
+    /// systemd left the bus: its signals are lost until the next listing.
+    case signalsLost
+    /// The bus connection broke: signals are lost until the next listing, and the D-Bus interface must be published
+    /// again.
+    case connectionLost(String)
+    /// The answer to ``DaemonEffect/readRecovery(_:)``.
+    case recovered(RecoveryAnswer)
+    /// The answer to ``DaemonEffect/readVersion(unit:source:)``: nil when it could not be read.
+    case versionRead(unit: String, version: String?)
+    /// The answer to ``DaemonEffect/send(_:)``: the first `sent` entries reached the journal; when `refused`, the
+    /// next one was refused and the rest were not tried.
+    case sent(count: Int, refused: Bool)
+    /// The answer to ``DaemonEffect/lookUp(_:purpose:)``: for each entry asked about, whether the journal holds it;
+    /// nil when the journal could not be read.
+    case lookedUp([PendingDispatch], purpose: LookUpPurpose, found: [Bool]?)
+    /// The answer to ``DaemonEffect/publishManager``: whether lifecycled's D-Bus interface is on the bus.
+    case managerPublished(Bool)
+    /// A manual or custom event from the D-Bus interface; answered with ``DaemonEffect/reply(_:_:)``.
+    case request(EventRequest, reply: ReplyToken)
+    /// SIGHUP: the configuration read again, or why it could not be.
+    case reloaded(Result<ReloadedConfiguration, ConfigurationReloadError>)
+    /// A timer armed with ``DaemonEffect/arm(_:at:)`` fired.
+    case timer(DaemonTimer)
+    /// SIGTERM or SIGINT.
+    case stop
+}
+
+/// Identifies a D-Bus call waiting for its reply.
+public struct ReplyToken: Sendable, Hashable {
+    public var id: UInt64
+    public init(_ id: UInt64) { self.id = id }
+}
+
+/// A configuration read again, with the time zone it names (deciding the zone reads the machine, so the loop does).
+public struct ReloadedConfiguration: Sendable, Equatable {
+    public var configuration: LifecycleConfiguration
+    public var timeZone: TimeZone
+
+    public init(configuration: LifecycleConfiguration, timeZone: TimeZone) {
+        self.configuration = configuration
+        self.timeZone = timeZone
+    }
+}
+
+/// Why a reloaded configuration was not taken.
+public struct ConfigurationReloadError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Why the journal is asked whether it holds some dispatches.
+public enum LookUpPurpose: Sendable, Equatable {
+    /// At start: dispatches an earlier process saved as pending; those missing are sent again.
+    case leftovers
+    /// A few seconds after sending: journald may drop an entry it accepted (its rate limit).
+    case confirmation
+}
+
+/// The core's timers; arming one again moves it.
+public enum DaemonTimer: Sendable, Hashable {
+    /// Send again the entries the journal refused.
+    case retryDelivery
+    /// Look for sent entries in the journal.
+    case confirmDelivery
+    /// Tell the service manager lifecycled is alive.
+    case watchdog
+}

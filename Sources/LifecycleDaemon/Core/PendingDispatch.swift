@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleStorage
+
+/// One dispatch on its way to the journal: the entry exactly as it is sent (and sent again, byte for byte), with the
+/// unit and number that identify it.
+public struct PendingDispatch: Sendable, Equatable {
+    public var unit: String
+    public var sequence: UInt64
+    public var entry: DispatchJournalEntry
+
+    public init(unit: String, sequence: UInt64, entry: DispatchJournalEntry) {
+        self.unit = unit
+        self.sequence = sequence
+        self.entry = entry
+    }
+
+    /// The dispatches a record holds as pending, oldest first; entries without a readable sequence are skipped.
+    static func pending(in record: UnitRecord) -> [PendingDispatch] {
+        record.pendingDispatches.compactMap { fields in
+            fields["LIFECYCLE_SEQUENCE"].flatMap(UInt64.init).map {
+                PendingDispatch(unit: record.unit, sequence: $0, entry: DispatchJournalEntry(storedFields: fields))
+            }
+        }
+    }
+
+    /// The matches that find this dispatch among lifecycled's own root-owned entries.
+    public var journalQuery: [String] {
+        DispatchJournalEntry.ownEntries + ["LIFECYCLE_UNIT=\(unit)", "LIFECYCLE_SEQUENCE=\(sequence)"]
+    }
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+/// What the core needs read from the journal to record what it missed (DESIGN §9).
+public struct RecoveryQuery: Sendable, Equatable {
+    /// Which of PID 1's run entries to read.
+    public enum HistoryWindow: Sendable, Equatable {
+        /// None (the user manager, or no journal to trust).
+        case none
+        /// Since the last entry of the newest earlier lifecycled that tracked units.
+        case sinceLastTracking
+        /// Since this time (µs since the epoch), when signals were lost.
+        case since(microseconds: UInt64)
+    }
+
+    /// A run whose end only the journal can tell.
+    public struct Run: Sendable, Equatable {
+        public var unit: String
+        public var invocationID: String
+    }
+
+    public var history: HistoryWindow
+    /// Units whose own dispatches to read, with the sequence their record holds (nil: no record; only the newest).
+    public var catchUp: [(unit: String, recordedSequence: UInt64?)]
+    /// Stored runs to look up in PID 1's entries when the history does not say how they ended.
+    public var endings: [Run]
+    /// The watched patterns: units the history shows are caught up with too, when watched.
+    public var patterns: [UnitPattern]
+
+    public init(
+        history: HistoryWindow, catchUp: [(unit: String, recordedSequence: UInt64?)], endings: [Run],
+        patterns: [UnitPattern] = []
+    ) {
+        self.history = history
+        self.catchUp = catchUp
+        self.endings = endings
+        self.patterns = patterns
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.history == rhs.history && lhs.endings == rhs.endings && lhs.patterns == rhs.patterns
+            && lhs.catchUp.elementsEqual(rhs.catchUp) { $0.unit == $1.unit && $0.recordedSequence == $1.recordedSequence }
+    }
+}
+
+/// What the journal said to a ``RecoveryQuery``.
+public struct RecoveryAnswer: Sendable, Equatable {
+    /// lifecycled's own dispatches beyond each unit's record, oldest first.
+    public var journaled: [String: [JournaledDispatch]]
+    /// PID 1's runs in the window; nil when none was asked for or the journal could not be read.
+    public var history: RunHistory?
+    /// How stored runs ended, by unit.
+    public var endings: [String: RunEnding]
+
+    public init(journaled: [String: [JournaledDispatch]] = [:], history: RunHistory? = nil, endings: [String: RunEnding] = [:]) {
+        self.journaled = journaled
+        self.history = history
+        self.endings = endings
+    }
+}

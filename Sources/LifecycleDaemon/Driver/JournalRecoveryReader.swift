@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Glibc
+import LifecycleEngine
+import LifecycleSystemd
+import Logging
+
+/// Reads what ``DaemonCore`` asks of the journal to recover what lifecycled missed (``RecoveryQuery``): PID 1's runs,
+/// lifecycled's own dispatches beyond the records, and how stored runs ended. Only root-owned, trusted entries.
+struct JournalRecoveryReader {
+    /// How far before the last sign of life of the previous lifecycled (or the loss of the bus) the journal is
+    /// searched for missed runs (µs): a run that began just before may not have reached lifecycled. Widening the
+    /// search is safe: a unit's runs are taken only after the run its record holds.
+    static let historyMargin: UInt64 = 10_000_000
+
+    let logger: Logger
+
+    func answer(_ query: RecoveryQuery) -> RecoveryAnswer {
+        var answer = RecoveryAnswer()
+        switch query.history {
+        case .none: break
+        case .sinceLastTracking: answer.history = missedHistory()
+        case .since(let microseconds): answer.history = history(since: microseconds)
+        }
+        // Every unit a dispatch may already be in the journal for, so that none is sent or numbered twice.
+        var catchUp = query.catchUp
+        let listed = Set(catchUp.map(\.unit))
+        for unit in (answer.history?.units).map(Array.init) ?? [] where !listed.contains(unit) {
+            if query.patterns.contains(where: { $0.matches(unit) }) { catchUp.append((unit, nil)) }
+        }
+        if !catchUp.isEmpty { answer.journaled = dispatches(beyond: catchUp) }
+        // A stored run that ended within the history needs no lookup of its own.
+        for run in query.endings where answer.history?.run(of: run.unit, run.invocationID)?.ending == nil {
+            answer.endings[run.unit] = ending(of: run.unit, invocationID: run.invocationID)
+        }
+        return answer
+    }
+
+    /// Each unit's dispatches numbered above its record's sequence, or the newest one of a unit with no record.
+    private func dispatches(beyond catchUp: [(unit: String, recordedSequence: UInt64?)]) -> [String: [JournaledDispatch]] {
+        var journaled: [String: [JournaledDispatch]] = [:]
+        var newestTaken = Set<Int>()
+        do {
+            let found = try JournalReader().newestEntries(
+                for: catchUp.map { DispatchJournalEntry.ownEntries + ["LIFECYCLE_UNIT=\($0.unit)"] },
+                fields: JournaledDispatch.fields,
+                while: { index, entry in
+                    guard let floor = catchUp[index].recordedSequence else { return newestTaken.insert(index).inserted }
+                    return entry.fields["LIFECYCLE_SEQUENCE"].flatMap { UInt64($0) }.map { $0 > floor } ?? false
+                }
+            )
+            for (query, entries) in zip(catchUp, found) {
+                let dispatches = entries.reversed().compactMap { JournaledDispatch(fields: $0.fields) }
+                if !dispatches.isEmpty { journaled[query.unit] = dispatches }
+            }
+        } catch {
+            logger.warning("Failed to read lifecycled's dispatches from the journal", metadata: ["error": "\(error)"])
+        }
+        return journaled
+    }
+
+    /// How a run ended according to PID 1's journal (`_PID=1` only); nil when it does not say.
+    private func ending(of unit: String, invocationID: String) -> RunEnding? {
+        do {
+            let entries = try JournalReader().entries(
+                matching: ["_PID=1", "UNIT=\(unit)", "INVOCATION_ID=\(invocationID)"],
+                fields: RunEnding.fields
+            )
+            return RunEnding(entries: entries.compactMap(Self.runEntry))
+        } catch {
+            logger.warning("Failed to read the journal about \(unit)", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The runs PID 1 logged since the previous lifecycled was last seen tracking; nil on its first start or when
+    /// the journal cannot be read.
+    private func missedHistory() -> RunHistory? {
+        let lastSeen: UInt64?
+        do {
+            lastSeen = try lastSignOfTracking(JournalReader())
+        } catch {
+            logger.warning("Failed to read the journal for runs missed while lifecycled was down", metadata: ["error": "\(error)"])
+            return nil
+        }
+        guard let lastSeen else {
+            logger.info("No earlier lifecycled tracked units here: runs before this start are not looked for")
+            return nil
+        }
+        return history(since: lastSeen)
+    }
+
+    /// PID 1's runs since `since` (µs since the epoch) less ``historyMargin``; nil when the journal cannot be read.
+    private func history(since: UInt64) -> RunHistory? {
+        let start = since > Self.historyMargin ? since - Self.historyMargin : 0
+        do {
+            let entries = try JournalReader().entries(
+                matching: ["_PID=1"] + RunEnding.MessageID.all.map { "MESSAGE_ID=\($0)" },
+                fields: RunHistory.fields,
+                since: start
+            )
+            logger.debug("Read \(entries.count) of PID 1's journal entries since \(start / 1_000_000) to reconcile")
+            return RunHistory(entries: entries.compactMap(Self.runEntry))
+        } catch {
+            logger.warning("Failed to read PID 1's journal for missed runs", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The time (µs since the epoch) of the last entry of the newest earlier lifecycled that tracked units.
+    private func lastSignOfTracking(_ reader: JournalReader) throws(SystemdError) -> UInt64? {
+        let own = (pid: String(getpid()), boot: JournalReader.currentBootID)
+        let identity = ["_PID", "_BOOT_ID"]
+        guard let marker = try reader.newestEntry(
+            matching: DispatchJournalEntry.ownEntries + ["MESSAGE_ID=\(TrackingStartedEntry.messageID)"], fields: identity,
+            where: { $0.fields["_PID"] != own.pid || $0.fields["_BOOT_ID"] != own.boot }
+        ), let pid = marker.fields["_PID"], let boot = marker.fields["_BOOT_ID"]
+        else { return nil }
+        let last = try reader.newestEntry(matching: DispatchJournalEntry.ownEntries + ["_PID=\(pid)", "_BOOT_ID=\(boot)"], fields: [])
+        return last?.realtimeMicroseconds ?? marker.realtimeMicroseconds
+    }
+
+    private static func runEntry(_ entry: JournalEntry) -> RunEnding.Entry? {
+        entry.fields["MESSAGE_ID"].map {
+            RunEnding.Entry(messageID: $0, time: Milliseconds(entry.realtimeMicroseconds / 1_000), fields: entry.fields)
+        }
+    }
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Glibc
+import LifecycleEngine
+import LifecycleStorage
+import LifecycleSystemd
+import Logging
+
+extension LifecycleDaemon {
+    /// How often, and how far apart, dispatches left pending by an earlier process are looked for at start:
+    /// journald may still be writing the last ones it received.
+    static let leftoverLookUpAttempts = 5
+    static let leftoverLookUpInterval = Duration.milliseconds(200)
+
+    /// Performs one effect of the core.
+    ///
+    /// - Returns: the answer to give the core at once, for effects that have one and can give it now.
+    /// - Throws: when the first subscription to systemd fails: lifecycled cannot do its work then.
+    func perform(_ effect: DaemonEffect) async throws -> DaemonInput? {
+        switch effect {
+        case .save(let record):
+            do {
+                try store.save(record)
+            } catch {
+                logger.error("Failed to save the state of \(record.unit)", metadata: ["error": "\(error)"])
+            }
+        case .send(let dispatches):
+            return send(dispatches)
+        case .lookUp(let dispatches, let purpose):
+            return .lookedUp(dispatches, purpose: purpose, found: await lookUp(dispatches, purpose: purpose))
+        case .readVersion(let unit, let versionSource):
+            return .versionRead(unit: unit, version: await version(of: unit, from: versionSource))
+        case .readRecovery(let query):
+            return .recovered(JournalRecoveryReader(logger: logger).answer(query))
+        case .watch(let patterns):
+            try await watch(patterns)
+        case .publishManager:
+            await manager?.stop()
+            manager = await publishManager(on: options.bus(core.configuration), logger: logger)
+            return .managerPublished(manager != nil)
+        case .reply(let token, let result):
+            replies.removeValue(forKey: token)?.resume(returning: result)
+        case .notify(let notifications):
+            do {
+                _ = try notifier.notify(notifications)
+            } catch {
+                logger.warning("Failed to notify the service manager", metadata: ["error": "\(error)"])
+            }
+        case .markTracking(let status):
+            do {
+                try journal.send(TrackingStartedEntry.fields(status: status))
+            } catch {
+                logger.warning("Failed to write the tracking entry to the journal", metadata: ["error": "\(error)"])
+            }
+        case .arm(let timer, let at):
+            arm(timer, at: at)
+        case .log(let line):
+            logger.log(level: line.level.loggerLevel, "\(line.message)")
+        case .exit:
+            break
+        }
+        return nil
+    }
+
+    /// Sends the entries in order until the journal refuses one.
+    private func send(_ dispatches: [PendingDispatch]) -> DaemonInput {
+        for (index, dispatch) in dispatches.enumerated() {
+            do {
+                try journal.send(dispatch.entry.fields)
+            } catch {
+                logger.error("The journal refused dispatch \(dispatch.sequence) of \(dispatch.unit)", metadata: ["error": "\(error)"])
+                return .sent(count: index, refused: true)
+            }
+        }
+        return .sent(count: dispatches.count, refused: false)
+    }
+
+    private func lookUp(_ dispatches: [PendingDispatch], purpose: LookUpPurpose) async -> [Bool]? {
+        let attempts = purpose == .leftovers ? Self.leftoverLookUpAttempts : 1
+        var found = [Bool](repeating: false, count: dispatches.count)
+        for attempt in 1...attempts {
+            let missing = found.indices.filter { !found[$0] }
+            do {
+                let answers = try JournalReader().contains(missing.map { dispatches[$0].journalQuery })
+                for (index, isThere) in zip(missing, answers) where isThere { found[index] = true }
+            } catch {
+                logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
+                return nil
+            }
+            if found.allSatisfy({ $0 }) || attempt == attempts { break }
+            try? await Task.sleep(for: Self.leftoverLookUpInterval)
+        }
+        return found
+    }
+
+    /// Subscribes to systemd for `patterns`, replacing the current subscription (none when `patterns` is empty).
+    private func watch(_ patterns: [UnitPattern]) async throws {
+        let isFirst = source == nil && sourceTask == nil
+        await stopSource()
+        guard !patterns.isEmpty else { return }
+        do {
+            let source = try SystemdUnitSource(address: options.bus(core.configuration), patterns: patterns, logger: logger)
+            try await source.start()
+            self.source = source
+            sourceTask = Task { await self.forward(source) }
+        } catch {
+            if isFirst { throw error }
+            logger.error("Failed to watch the units of the new configuration", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func stopSource() async {
+        await source?.stop()
+        await sourceTask?.value
+        source = nil
+        sourceTask = nil
+    }
+
+    private func arm(_ timer: DaemonTimer, at time: Milliseconds) {
+        timers[timer]?.cancel()
+        let delay = Duration.milliseconds(max(0, time - Self.now()))
+        timers[timer] = Task {
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return
+            }
+            self.input.yield(.timer(timer))
+        }
+    }
+
+    /// The unit's version by `versionSource`; nil (no update detection) when it cannot be read.
+    private func version(of unit: String, from versionSource: VersionSource) async -> String? {
+        guard let source else { return nil }
+        let details: UnitDetails
+        do {
+            details = try await source.details(of: unit)
+        } catch where error.errno == ENOENT {
+            // A short-lived run (a oneshot, a transient unit) is often unloaded before its start is handled: expected.
+            logger.debug("No version for \(unit): it is no longer loaded")
+            return nil
+        } catch {
+            logger.warning("Failed to read the version of \(unit)", metadata: ["error": "\(error)"])
+            return nil
+        }
+        let inputs = UnitVersionInputs(
+            executablePath: details.mainExecutable,
+            fragmentPath: details.fragmentPath,
+            dropInPaths: details.dropInPaths,
+            environment: details.environment
+        )
+        do {
+            return try versions.version(of: versionSource, inputs: inputs)
+        } catch {
+            logger.warning("Failed to read the version of \(unit)", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+}
+
+extension LogLine.Level {
+    var loggerLevel: Logger.Level {
+        switch self {
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+}
