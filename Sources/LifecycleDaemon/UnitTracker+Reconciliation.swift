@@ -37,9 +37,9 @@ extension UnitTracker {
         for unit in units.sorted() {
             let record = records[unit]
             let snapshot = byName[unit]
-            // How a run ended: by the listing when it shows the run over, else by the journal.
-            func end(of id: String, fromJournal ending: RunEnding?) -> MappedTransition? {
-                if let snapshot, snapshot.invocationID == id, snapshot.hasEnded {
+            // How a run ended: by the listing when it shows the run over after it began, else by the journal.
+            func end(of id: String, began: Milliseconds? = nil, fromJournal ending: RunEnding?) -> MappedTransition? {
+                if let snapshot, snapshot.invocationID == id, snapshot.hasEnded, !snapshot.predates(began) {
                     return Self.reconciled(unit, snapshot.endTransition, id, snapshot.stateChangeTime)
                 }
                 return ending.map { Self.reconciled(unit, $0, id) }
@@ -53,7 +53,7 @@ extension UnitTracker {
             let missed = history?.runs(of: unit, after: record?.invocationID, recordedUntil: recordedUntil(unit)) ?? []
             for run in missed {
                 transitions.append(Self.reconciled(unit, .began, run.invocationID, run.began))
-                if let ending = end(of: run.invocationID, fromJournal: run.ending) {
+                if let ending = end(of: run.invocationID, began: run.began, fromJournal: run.ending) {
                     transitions.append(ending)
                 }
             }

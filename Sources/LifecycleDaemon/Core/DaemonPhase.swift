@@ -30,4 +30,9 @@ public enum RecoveryCause: Sendable, Equatable {
 public struct BufferedChange: Sendable, Equatable {
     public var snapshot: UnitSnapshot
     public var whileReloading: Bool
+
+    public init(snapshot: UnitSnapshot, whileReloading: Bool) {
+        self.snapshot = snapshot
+        self.whileReloading = whileReloading
+    }
 }

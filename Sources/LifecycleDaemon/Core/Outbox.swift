@@ -24,8 +24,8 @@ struct Outbox: Sendable {
     /// Handed out in the last `send`, waiting for its answer.
     private(set) var inFlight: [PendingDispatch] = []
     private(set) var isWaitingForRetry = false
-    /// Entries refused since the journal last took everything (for one log line when it does again).
-    private(set) var refusedSinceRecovery = 0
+    /// Entries sent since the journal last refused one (for one log line once it takes them all).
+    private(set) var sentSinceRefusal: Int?
     /// Sent entries with their send time, oldest first, until they are looked for.
     private var unconfirmed: [(dispatch: PendingDispatch, sentAt: Milliseconds)] = []
     private var lastConfirmation: Milliseconds?
@@ -63,10 +63,11 @@ struct Outbox: Sendable {
             unconfirmed.append(contentsOf: delivered.map { ($0, now) })
             if unconfirmed.count > Self.maximumUnconfirmed { unconfirmed.removeFirst(unconfirmed.count - Self.maximumUnconfirmed) }
         }
+        if sentSinceRefusal != nil { sentSinceRefusal! += delivered.count }
         guard refused else {
             return (delivered, nil)
         }
-        refusedSinceRecovery += rest.count
+        sentSinceRefusal = sentSinceRefusal ?? 0
         queued.insert(contentsOf: rest, at: 0)
         isWaitingForRetry = true
         return (delivered, now + Self.retryDelay)
@@ -77,11 +78,11 @@ struct Outbox: Sendable {
         isWaitingForRetry = false
     }
 
-    /// Called once the journal took everything after a refusal: how many entries it had refused.
+    /// Once the journal took everything after a refusal: how many entries it took since.
     mutating func takeRecoveredCount() -> Int? {
-        guard refusedSinceRecovery > 0, queued.isEmpty, inFlight.isEmpty, !isWaitingForRetry else { return nil }
-        defer { refusedSinceRecovery = 0 }
-        return refusedSinceRecovery
+        guard let count = sentSinceRefusal, queued.isEmpty, inFlight.isEmpty, !isWaitingForRetry else { return nil }
+        sentSinceRefusal = nil
+        return count
     }
 
     /// When to look for sent entries next, if the confirmation timer must be armed now.

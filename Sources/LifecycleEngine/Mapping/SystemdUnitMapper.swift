@@ -18,6 +18,9 @@ public struct SystemdUnitMapper: Sendable {
         var lastStateChange: UInt64 = 0
         /// Runs that ``note(_:)`` learned were followed by another: a snapshot of one is older than what is known.
         var superseded: Set<String> = []
+        /// When the journal said the run ``begun`` began (set by ``note(_:)``): a snapshot whose state changed
+        /// before that cannot end it.
+        var begunAt: Milliseconds?
     }
 
     private var units: [String: RunMemory] = [:]
@@ -50,9 +53,10 @@ public struct SystemdUnitMapper: Sendable {
             memory.ended = nil
             memory.isFrozen = false
         }
+        if memory.begun != id { memory.begunAt = nil }
         memory.begun = id
         switch transition.transition {
-        case .began: break
+        case .began: memory.begunAt = transition.time
         case .endedCleanly, .failed: memory.ended = id
         case .frozen: memory.isFrozen = true
         case .thawed: memory.isFrozen = false
@@ -74,11 +78,12 @@ public struct SystemdUnitMapper: Sendable {
 
         if memory.begun != id, snapshot.isRunning, !snapshot.isRestartPending {
             memory.begun = id
+            memory.begunAt = nil
             memory.ended = nil
             memory.isFrozen = false
             transitions.append(.began)
         }
-        if memory.begun == id, memory.ended != id, snapshot.hasEnded {
+        if memory.begun == id, memory.ended != id, snapshot.hasEnded, !snapshot.predates(memory.begunAt) {
             memory.ended = id
             transitions.append(snapshot.endTransition)
         }

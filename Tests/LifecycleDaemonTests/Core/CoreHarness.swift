@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LifecycleDaemon
+import LifecycleEngine
+import LifecycleStorage
+
+/// Drives a ``DaemonCore`` as the loop does, with no I/O: a journal that is an array, answers given at once or held
+/// back by the test, a clock the test sets.
+struct CoreHarness {
+    static let unit = "web.service"
+    static let utc = TimeZone(identifier: "UTC")!
+    /// 2026-03-01T10:00:00Z, in ms.
+    static let t0: Milliseconds = 1_772_359_200_000
+
+    var core: DaemonCore
+    var now: Milliseconds = t0
+    /// What reached the journal, in order.
+    var journal: [PendingDispatch] = []
+    var saved: [UnitRecord] = []
+    var replies: [ReplyToken: Result<UInt64, EventRequestError>] = [:]
+    var logs: [LogLine] = []
+    var armed: [DaemonTimer: Milliseconds] = [:]
+    /// Version reads not answered yet, when ``holdVersions`` is set.
+    var heldVersionReads: [String] = []
+    var holdVersions = false
+    var version: String? = "1"
+    /// How many further sends the journal refuses.
+    var refusals = 0
+    /// The recovery answer the journal gives; nil holds the query back.
+    var recovery: RecoveryAnswer? = RecoveryAnswer()
+    var recoveryQueries: [RecoveryQuery] = []
+    /// Entries the journal holds already (for look-ups), by unit and sequence.
+    var alreadyJournaled: Set<String> = []
+    var watched: [[UnitPattern]] = []
+
+    init(records: [UnitRecord] = [], pattern: String = "web*.service", autotracking: Bool = true) throws {
+        let rule = WatchRule(pattern: try UnitPattern(pattern), autotrackingEnabled: autotracking)
+        let tracker = UnitTracker(configuration: LifecycleConfiguration(watch: [rule]), timeZone: Self.utc, records: records)
+        core = DaemonCore(tracker: tracker, readsJournal: true, readsManagerJournal: true)
+    }
+
+    /// Hands `input` to the core and performs its effects, answering what can be answered at once.
+    mutating func send(_ input: DaemonInput) {
+        var pending = core.handle(input, now: now)
+        var index = 0
+        while index < pending.count {
+            let effect = pending[index]
+            index += 1
+            if let answer = perform(effect) {
+                pending.insert(contentsOf: core.handle(answer, now: now), at: index)
+            }
+        }
+    }
+
+    private mutating func perform(_ effect: DaemonEffect) -> DaemonInput? {
+        switch effect {
+        case .save(let record): saved.append(record)
+        case .send(let batch):
+            for (index, dispatch) in batch.enumerated() {
+                if refusals > 0 {
+                    refusals -= 1
+                    return .sent(count: index, refused: true)
+                }
+                journal.append(dispatch)
+            }
+            return .sent(count: batch.count, refused: false)
+        case .lookUp(let dispatches, let purpose):
+            let keys = Set(journal.map { "\($0.unit)#\($0.sequence)" }).union(alreadyJournaled)
+            return .lookedUp(dispatches, purpose: purpose, found: dispatches.map { keys.contains("\($0.unit)#\($0.sequence)") })
+        case .readVersion(let unit, _):
+            if holdVersions {
+                heldVersionReads.append(unit)
+                return nil
+            }
+            return .versionRead(unit: unit, version: version)
+        case .readRecovery(let query):
+            recoveryQueries.append(query)
+            return recovery.map(DaemonInput.recovered)
+        case .watch(let patterns): watched.append(patterns)
+        case .publishManager: return .managerPublished(true)
+        case .reply(let token, let result): replies[token] = result
+        case .arm(let timer, let at): armed[timer] = at
+        case .log(let line): logs.append(line)
+        case .notify, .markTracking, .exit: break
+        }
+        return nil
+    }
+
+    /// "SEQUENCE EVENT INVOCATION[ reconciled]" of each dispatch of `unit` in the journal.
+    func dispatches(of unit: String = unit) -> [String] {
+        journal.filter { $0.unit == unit }.map { dispatch in
+            let fields = Dictionary(dispatch.entry.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+            let id = fields["LIFECYCLE_INVOCATION_ID"].map { " " + $0.prefix(1) } ?? ""
+            let reconciled = fields["LIFECYCLE_RECONCILED"] == "true" ? " reconciled" : ""
+            return "\(dispatch.sequence) \(fields["LIFECYCLE_EVENT"] ?? "?")\(id)\(reconciled)"
+        }
+    }
+
+    // MARK: - Fixtures
+
+    /// A run id made of one repeated letter, so that dispatch listings stay readable.
+    static func run(_ letter: Character) -> String { String(repeating: letter, count: 32) }
+
+    /// A snapshot of web.service; `second` is both its realtime (after ``t0``) and monotonic state-change time.
+    static func snapshot(
+        _ state: String, _ run: Character, second: UInt64, result: String = "success", unit: String = unit
+    ) -> UnitSnapshot {
+        UnitSnapshot(
+            name: unit, activeState: ActiveState(state), subState: state == "active" ? "running" : "dead",
+            invocationID: Self.run(run), result: result, execMainCode: 1, execMainStatus: result == "success" ? 0 : 3,
+            stateChangeTimestamp: (UInt64(t0) + second * 1_000) * 1_000, stateChangeTimestampMonotonic: second * 1_000_000
+        )
+    }
+
+    /// PID 1's journal entries for runs of web.service: each run begins at `began` and, when `ended` is set, ends
+    /// cleanly or with `failure` (a Result) at that second.
+    static func history(_ runs: [(run: Character, began: Int64, ended: Int64?, failure: String?)], unit: String = unit) -> RunHistory {
+        var entries: [RunEnding.Entry] = []
+        for run in runs {
+            let fields = ["UNIT": unit, "INVOCATION_ID": Self.run(run.run)]
+            entries.append(RunEnding.Entry(messageID: RunEnding.MessageID.unitStarted, time: t0 + run.began * 1_000, fields: fields))
+            guard let ended = run.ended else { continue }
+            if let failure = run.failure {
+                entries.append(RunEnding.Entry(
+                    messageID: RunEnding.MessageID.unitProcessExit, time: t0 + ended * 1_000,
+                    fields: fields.merging(["EXIT_CODE": "exited", "EXIT_STATUS": "3"]) { a, _ in a }
+                ))
+                entries.append(RunEnding.Entry(
+                    messageID: RunEnding.MessageID.unitFailureResult, time: t0 + ended * 1_000,
+                    fields: fields.merging(["UNIT_RESULT": failure]) { a, _ in a }
+                ))
+            } else {
+                entries.append(RunEnding.Entry(messageID: RunEnding.MessageID.unitSuccess, time: t0 + ended * 1_000, fields: fields))
+            }
+        }
+        return RunHistory(entries: entries.sorted { $0.time < $1.time })
+    }
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LifecycleDaemon
+import LifecycleEngine
+import LifecycleStorage
+import Testing
+
+/// The orders in which lifecycled's sources of truth can report a run, each given to the pure core: every run is
+/// begun and ended once, and what was missed is recorded before anything newer.
+struct DaemonCoreOrderingTests {
+    typealias H = CoreHarness
+
+    /// A record of web.service whose run `run` launched at `second` and is still going, with sequence 1.
+    static func running(_ run: Character, second: Int64 = 1) -> UnitRecord {
+        var state = UnitState()
+        let engine = LifecycleEngine(settings: LifecycleSettings(), calendar: LocalCalendar(timeZone: H.utc))
+        _ = engine.track(.launch, at: H.t0 + second * 1_000, state: &state, origin: .autotracked)
+        return UnitRecord(unit: H.unit, state: state, invocationID: H.run(run), sequence: 1)
+    }
+
+    @Test("a change that arrives before the start's recovery waits for it: the runs missed before it are recorded first")
+    func changeBeforeRecovery() throws {
+        var h = try H(records: [Self.running("a")])
+        h.recovery = nil
+        h.send(.start)
+        #expect(h.watched.count == 1)
+        h.now = H.t0 + 21_000
+        h.send(.changed(H.snapshot("active", "d", second: 20)))
+        h.send(.listing([H.snapshot("active", "d", second: 20)]))
+        #expect(h.journal.isEmpty, "nothing is dispatched before the journal said what was missed")
+        #expect(h.core.phase == .recovering(.start, listing: [H.snapshot("active", "d", second: 20)], buffered: [
+            BufferedChange(snapshot: H.snapshot("active", "d", second: 20), whileReloading: false),
+        ]))
+        h.send(.recovered(RecoveryAnswer(history: H.history([
+            ("a", 1, 5, nil), ("b", 6, 7, "exit-code"), ("c", 8, 9, nil), ("d", 20, nil, nil),
+        ]))))
+        #expect(h.dispatches() == [
+            "2 sleep a reconciled", "3 wake b reconciled", "4 crash b reconciled", "5 launch c reconciled",
+            "6 sleep c reconciled", "7 wake d reconciled",
+        ])
+        #expect(h.core.phase == .tracking)
+        // The live change that waited is the run already recorded: nothing twice.
+        h.send(.changed(H.snapshot("active", "d", second: 20)))
+        #expect(h.journal.count == 6)
+    }
+
+    @Test("after a re-exec, a change that shows the new run with the old run's stop is no false end of the new run")
+    func reexecWhileRunning() throws {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        #expect(h.dispatches() == ["1 launch a"])
+        h.now = H.t0 + 10_000
+        h.send(.signalsLost)
+        h.recovery = nil
+        // systemd re-announces the unit: the new run's id, but still the old run's stop.
+        h.send(.changed(H.snapshot("inactive", "b", second: 10)))
+        h.send(.listing([H.snapshot("active", "b", second: 11)]))
+        #expect(h.recoveryQueries.last?.history == .since(microseconds: UInt64(H.t0 + 10_000) * 1_000))
+        h.send(.recovered(RecoveryAnswer(history: H.history([("a", 1, 10, nil), ("b", 11, nil, nil)]))))
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a reconciled", "3 wake b reconciled"])
+        // Its real end is recorded, once.
+        h.send(.changed(H.snapshot("failed", "b", second: 30, result: "exit-code")))
+        h.send(.changed(H.snapshot("failed", "b", second: 30, result: "exit-code")))
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a reconciled", "3 wake b reconciled", "4 crash b"])
+    }
+
+    @Test("a listing older than the journal gives no false end of a run the journal shows begun")
+    func listingOlderThanJournal() throws {
+        var h = try H(records: [Self.running("a")])
+        h.send(.start)
+        // Listed before run b began: a fresh unit that never changed state, with b's id already assigned.
+        let stale = UnitSnapshot(name: H.unit, activeState: ActiveState("inactive"), subState: "dead", invocationID: H.run("b"), result: "success")
+        h.recovery = RecoveryAnswer(history: H.history([("a", 1, 5, nil), ("b", 6, nil, nil)]))
+        h.send(.listing([stale]))
+        #expect(h.dispatches() == ["2 sleep a reconciled", "3 wake b reconciled"])
+        h.send(.changed(H.snapshot("failed", "b", second: 7, result: "exit-code")))
+        #expect(h.dispatches().last == "4 crash b")
+    }
+
+    @Test("a D-Bus call that comes during a version read waits: it never takes a lower number than the run before it")
+    func callDuringVersionRead() throws {
+        var h = try H(pattern: "web*.service")
+        h.send(.start)
+        h.send(.listing([]))
+        h.holdVersions = true
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        #expect(h.heldVersionReads == [H.unit])
+        h.send(.request(EventRequest(unit: H.unit, event: .custom("deploy")), reply: ReplyToken(1)))
+        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        #expect(h.journal.isEmpty && h.replies.isEmpty, "everything waits for the version")
+        h.send(.versionRead(unit: H.unit, version: "1"))
+        #expect(h.dispatches() == ["1 launch a", "2 deploy", "3 sleep a"])
+        #expect(h.replies[ReplyToken(1)] == .success(2))
+    }
+
+    @Test("a request before the start's recovery is done waits for it")
+    func requestBeforeRecovery() throws {
+        var h = try H(records: [Self.running("a")])
+        h.recovery = nil
+        h.send(.start)
+        h.send(.request(EventRequest(unit: H.unit, event: .custom("deploy")), reply: ReplyToken(7)))
+        h.send(.listing([]))
+        #expect(h.replies.isEmpty)
+        h.send(.recovered(RecoveryAnswer(endings: [H.unit: .endedCleanly(at: H.t0 + 5_000)])))
+        #expect(h.dispatches() == ["2 sleep a reconciled", "3 deploy"])
+        #expect(h.replies[ReplyToken(7)] == .success(3))
+    }
+}
