@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleSystemd
 
 /// An error reply of lifecycled's D-Bus interface: a D-Bus error name and a message saying what was wrong.
 ///
@@ -11,13 +12,13 @@ import LifecycleEngine
 /// - `org.lifecycled.Lifecycle1.InvalidArgument`: a wrong signature, an invalid unit or event name, too much data.
 public struct ManagerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The engine's `manualTrackNotAllowed`: the unit is autotracked.
-    public static let manualTrackNotAllowed = "org.lifecycled.Lifecycle1.ManualTrackNotAllowed"
+    public static let manualTrackNotAllowed = LifecycleBusNames.ErrorName.manualTrackNotAllowed
     /// The engine's `invalidEventOrder`: the event does not follow the unit's last one.
-    public static let invalidEventOrder = "org.lifecycled.Lifecycle1.InvalidEventOrder"
+    public static let invalidEventOrder = LifecycleBusNames.ErrorName.invalidEventOrder
     /// No `watch` pattern matches the unit, or `GetUnit` found no record.
-    public static let unknownUnit = "org.lifecycled.Lifecycle1.UnknownUnit"
+    public static let unknownUnit = LifecycleBusNames.ErrorName.unknownUnit
     /// The call itself is malformed.
-    public static let invalidArgument = "org.lifecycled.Lifecycle1.InvalidArgument"
+    public static let invalidArgument = LifecycleBusNames.ErrorName.invalidArgument
     /// A call that reached lifecycled while it was stopping.
     public static let failed = "org.freedesktop.DBus.Error.Failed"
 

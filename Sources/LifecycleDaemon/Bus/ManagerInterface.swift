@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleSystemd
+
 /// lifecycled's D-Bus interface, in systemd's versioned style: the names, the methods and their signatures.
 ///
 /// | method | in | out |
@@ -13,11 +15,11 @@
 /// `json` is a unit record as in its state file, or an array of them. Errors are ``ManagerError``s.
 public enum ManagerInterface {
     /// The well-known bus name lifecycled owns.
-    public static let busName = "org.lifecycled.Lifecycle1"
+    public static let busName = LifecycleBusNames.busName
     /// The one object lifecycled exports.
-    public static let objectPath = "/org/lifecycled/Lifecycle1"
+    public static let objectPath = LifecycleBusNames.objectPath
     /// The interface of that object.
-    public static let name = "org.lifecycled.Lifecycle1.Manager"
+    public static let name = LifecycleBusNames.interface
 
     static let introspectable = "org.freedesktop.DBus.Introspectable"
     static let peer = "org.freedesktop.DBus.Peer"

@@ -7,9 +7,9 @@ import LifecycleSystemd
 /// The client side of lifecycled's D-Bus interface (`org.lifecycled.Lifecycle1.Manager`, documented with the daemon's
 /// `ManagerInterface`): one call per run of lifecyclectl, on a connection of its own.
 struct ManagerClient {
-    static let busName = "org.lifecycled.Lifecycle1"
-    static let objectPath = "/org/lifecycled/Lifecycle1"
-    static let interface = "org.lifecycled.Lifecycle1.Manager"
+    static let busName = LifecycleBusNames.busName
+    static let objectPath = LifecycleBusNames.objectPath
+    static let interface = LifecycleBusNames.interface
 
     /// The bus lifecycled is on.
     var address: BusAddress
@@ -82,10 +82,10 @@ struct CallFailure: Error, Equatable {
             message = "lifecycled is not running (\(ManagerClient.busName) is not on the \(bus))."
         case "org.freedesktop.DBus.Error.AccessDenied":
             message = "Permission denied: only root may send events."
-        case "org.lifecycled.Lifecycle1.UnknownUnit":
+        case LifecycleBusNames.ErrorName.unknownUnit:
             message = error.message ?? "Unknown unit."
             exitCode = ExitCode(4)
-        case let name? where name.hasPrefix("org.lifecycled.Lifecycle1."):
+        case let name? where name.hasPrefix(LifecycleBusNames.ErrorName.prefix):
             message = error.message ?? name
         case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownObject",
             "org.freedesktop.DBus.Error.UnknownInterface":
