@@ -412,6 +412,23 @@ test_lifecycled_restart_keeps_running_unit() {
     assert_eq $((sequence + 1)) "$(state "$unit" .sequence)" "state sequence"
 }
 
+# A second lifecycled on the service's state directory (started by hand beside it) would number and write every
+# dispatch twice: it must refuse to start, naming the process that holds the directory, and change nothing.
+test_second_lifecycled_refused() {
+    local unit=lc-sleep@second.service pid out status=0
+    pid=$(unit_prop lifecycled.service MainPID)
+    # timeout: a second lifecycled that is not refused runs on (exit status 124).
+    out=$(c_exec timeout 5 env STATE_DIRECTORY=/var/lib/lifecycled "$LIFECYCLED" 2>&1) || status=$?
+    assert_eq 1 "$status" "exit status of a second lifecycled on the same state directory"
+    assert_contains "$out" "in use by process $pid" "the second lifecycled's error"
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 1
+    sleep 0.5 # a second writer would have sent its own copy by now
+    assert_eq 1 "$(dispatch_count "$unit")" "dispatches of $unit with a second lifecycled refused"
+    assert_eq "$pid" "$(unit_prop lifecycled.service MainPID)" "MainPID of the running lifecycled"
+    c_exec systemctl stop "$unit"
+}
+
 # reload_lifecycled TEXT: SIGHUP, then waits until lifecycled logs one more line containing TEXT.
 reload_lifecycled() {
     local before
@@ -626,6 +643,7 @@ run_test "replaced executable: update launch" test_executable_replaced
 run_test "daemon-reload and daemon-reexec dispatch nothing" test_reload_and_reexec_dispatch_nothing
 run_test "restart of lifecycled: no dispatch, state survives" test_lifecycled_restart_keeps_running_unit
 run_test "SIGHUP: a broken configuration is refused, a good one applies" test_sighup_with_broken_config
+run_test "a second lifecycled on the same state directory refuses to start" test_second_lifecycled_refused
 run_test "corrupt state file is moved aside, the unit starts fresh" test_corrupt_state_file
 run_test "a unit started or restarted right after daemon-reload is tracked" test_start_right_after_daemon_reload
 run_test "a clean stop while lifecycled is down is a sleep, not a crash" test_stop_while_lifecycled_is_down
