@@ -74,6 +74,14 @@ extension UnitTracker {
         return times.max()
     }
 
+    /// The run of `unit` that the record says is still going, when it is not `invocationID`: a run whose end no
+    /// signal showed (systemd sends a unit's latest state only, so a failure and the restart after it can come as one
+    /// change).
+    public func unendedRun(of unit: String, before invocationID: String) -> String? {
+        guard let record = records[unit], let id = Self.runningInvocation(record), id != invocationID else { return nil }
+        return id
+    }
+
     /// The InvocationID of the run the record last saw begin, when the record says it is still running.
     private static func runningInvocation(_ record: UnitRecord) -> String? {
         guard !record.runEnded, record.state.lastEvent == .launch || record.state.lastEvent == .wake else { return nil }

@@ -141,27 +141,59 @@ extension DaemonCore {
         }
     }
 
-    /// Applies a transition; a run that begins first has its version read, and everything else waits for it.
+    /// Applies a transition. Before a run begins, the end of the unit's previous run is read from PID 1's journal
+    /// when no signal showed it, then the new run's version; everything else waits for both.
     private mutating func begin(_ transition: MappedTransition) {
         guard transition.transition == .began else {
             apply(transition, version: nil)
             return
         }
+        if readsManagerJournal, !transition.isReconciled,
+            let previous = tracker.unendedRun(of: transition.unit, before: transition.invocationID)
+        {
+            awaited = .ending(of: previous, before: transition)
+            effects.append(.readRunEnding(unit: transition.unit, invocationID: previous))
+            return
+        }
+        readVersion(transition)
+    }
+
+    private mutating func readVersion(_ transition: MappedTransition) {
         let source = configuration.versionSource(for: transition.unit)
         if case .none = source {
             apply(transition, version: nil)
             return
         }
-        awaitedVersion = transition
+        awaited = .version(for: transition)
         effects.append(.readVersion(unit: transition.unit, source: source))
     }
 
+    mutating func takeEnding(_ ending: RunEnding?, of unit: String, invocationID: String) {
+        guard case .ending(let previous, let transition)? = awaited, transition.unit == unit, previous == invocationID
+        else {
+            log(.debug, "Ignored an ending of \(unit) that was not asked for")
+            return
+        }
+        awaited = nil
+        if let ending {
+            // Seen while tracking, only too late: a plain end at PID 1's time, not a recovered one.
+            let (end, time): (RunTransition, Milliseconds) = switch ending {
+            case .endedCleanly(let time): (.endedCleanly, time)
+            case .failed(let details, let time): (.failed(details), time)
+            }
+            apply(MappedTransition(unit: unit, transition: end, invocationID: previous, time: time, monotonicMicroseconds: 0), version: nil)
+        } else {
+            log(.info, "\(unit): no end of run \(previous) in PID 1's journal before run \(transition.invocationID)")
+        }
+        readVersion(transition)
+    }
+
     mutating func takeVersion(_ version: String?, of unit: String) {
-        guard let transition = awaitedVersion, transition.unit == unit else {
+        guard case .version(let transition)? = awaited, transition.unit == unit else {
             log(.debug, "Ignored a version of \(unit) that was not asked for")
             return
         }
-        awaitedVersion = nil
+        awaited = nil
         apply(transition, version: version)
     }
 

@@ -25,6 +25,14 @@ public struct DaemonCore: Sendable {
         case finishRecovery(RecoveryCause?, watchedUnits: Int)
     }
 
+    /// What a begin waits for.
+    enum AwaitedAnswer: Sendable {
+        /// How the unit's previous run ended, which no signal showed.
+        case ending(of: String, before: MappedTransition)
+        /// The unit's version.
+        case version(for: MappedTransition)
+    }
+
     public internal(set) var phase: DaemonPhase = .starting(buffered: [])
     public internal(set) var tracker: UnitTracker
     public internal(set) var dispatchCount = 0
@@ -34,8 +42,8 @@ public struct DaemonCore: Sendable {
     var deferred: [DaemonInput] = []
     /// Requests that came before recovery was done; they run once it is.
     var heldRequests: [DaemonInput] = []
-    /// The begin waiting for ``DaemonInput/versionRead(unit:version:)``.
-    var awaitedVersion: MappedTransition?
+    /// The begin waiting for an answer before it can be applied.
+    var awaited: AwaitedAnswer?
     var isReloading = false
     /// The bus connection broke after the D-Bus interface was published: publish it again once systemd is back.
     var isManagerStale = false
@@ -80,10 +88,10 @@ public struct DaemonCore: Sendable {
     }
 
     /// True while work or earlier inputs wait.
-    var isBusy: Bool { awaitedVersion != nil || !work.isEmpty || !deferred.isEmpty }
+    var isBusy: Bool { awaited != nil || !work.isEmpty || !deferred.isEmpty }
 
     private mutating func drain() {
-        while awaitedVersion == nil {
+        while awaited == nil {
             if !work.isEmpty {
                 perform(work.removeFirst())
             } else if !deferred.isEmpty {
@@ -110,6 +118,7 @@ public struct DaemonCore: Sendable {
             effects.append(.notify([.status("Reconnecting to the bus: \(reason)")]))
         case .recovered(let answer): recover(with: answer)
         case .versionRead(let unit, let version): takeVersion(version, of: unit)
+        case .runEndingRead(let unit, let id, let ending): takeEnding(ending, of: unit, invocationID: id)
         case .sent(let count, let refused): sent(count: count, refused: refused)
         case .lookedUp(let dispatches, let purpose, let found): lookedUp(dispatches, purpose: purpose, found: found)
         case .managerPublished: becomeReady()
@@ -219,7 +228,7 @@ extension DaemonInput {
     /// effects and timers cannot wait, or the work they unblock would never go on.
     var waitsForWork: Bool {
         switch self {
-        case .versionRead, .sent, .lookedUp, .managerPublished, .timer, .recovered: false
+        case .versionRead, .runEndingRead, .sent, .lookedUp, .managerPublished, .timer, .recovered: false
         default: true
         }
     }

@@ -14,6 +14,9 @@ public enum DaemonEffect: Sendable, Equatable {
     case lookUp([PendingDispatch], purpose: LookUpPurpose)
     /// Read the unit's version by its source while it is loaded; answer ``DaemonInput/versionRead(unit:version:)``.
     case readVersion(unit: String, source: VersionSource)
+    /// Read how a run ended from PID 1's journal, waiting a little for journald to have it; answer
+    /// ``DaemonInput/runEndingRead(unit:invocationID:ending:)``.
+    case readRunEnding(unit: String, invocationID: String)
     /// Read PID 1's and lifecycled's journal for what was missed; answer ``DaemonInput/recovered(_:)``.
     case readRecovery(RecoveryQuery)
     /// Subscribe to systemd for these patterns, replacing any earlier subscription; the source then reports a

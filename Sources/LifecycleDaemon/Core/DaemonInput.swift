@@ -24,6 +24,8 @@ public enum DaemonInput: Sendable, Equatable {
     case recovered(RecoveryAnswer)
     /// The answer to ``DaemonEffect/readVersion(unit:source:)``: nil when it could not be read.
     case versionRead(unit: String, version: String?)
+    /// The answer to ``DaemonEffect/readRunEnding(unit:invocationID:)``: nil when the journal does not say.
+    case runEndingRead(unit: String, invocationID: String, ending: RunEnding?)
     /// The answer to ``DaemonEffect/send(_:)``: the first `sent` entries reached the journal; when `refused`, the
     /// next one was refused and the rest were not tried.
     case sent(count: Int, refused: Bool)

@@ -60,7 +60,7 @@ struct JournalRecoveryReader {
     }
 
     /// How a run ended according to PID 1's journal (`_PID=1` only); nil when it does not say.
-    private func ending(of unit: String, invocationID: String) -> RunEnding? {
+    func ending(of unit: String, invocationID: String) -> RunEnding? {
         do {
             let entries = try JournalReader().entries(
                 matching: ["_PID=1", "UNIT=\(unit)", "INVOCATION_ID=\(invocationID)"],

@@ -11,6 +11,10 @@ extension LifecycleDaemon {
     /// journald may still be writing the last ones it received.
     static let leftoverLookUpAttempts = 5
     static let leftoverLookUpInterval = Duration.milliseconds(200)
+    /// How often, and how far apart, PID 1's journal is asked how a run ended that no signal showed end: PID 1
+    /// writes the entry just before the change that showed the next run, and journald may not have stored it yet.
+    static let runEndingAttempts = 5
+    static let runEndingInterval = Duration.milliseconds(100)
 
     /// Performs one effect of the core.
     ///
@@ -30,6 +34,8 @@ extension LifecycleDaemon {
             return .lookedUp(dispatches, purpose: purpose, found: await lookUp(dispatches, purpose: purpose))
         case .readVersion(let unit, let versionSource):
             return .versionRead(unit: unit, version: await version(of: unit, from: versionSource))
+        case .readRunEnding(let unit, let invocationID):
+            return .runEndingRead(unit: unit, invocationID: invocationID, ending: await ending(of: unit, invocationID: invocationID))
         case .readRecovery(let query):
             return .recovered(JournalRecoveryReader(logger: logger).answer(query))
         case .watch(let patterns):
@@ -91,6 +97,15 @@ extension LifecycleDaemon {
             try? await Task.sleep(for: Self.leftoverLookUpInterval)
         }
         return found
+    }
+
+    private func ending(of unit: String, invocationID: String) async -> RunEnding? {
+        let reader = JournalRecoveryReader(logger: logger)
+        for attempt in 1...Self.runEndingAttempts {
+            if let ending = reader.ending(of: unit, invocationID: invocationID) { return ending }
+            if attempt < Self.runEndingAttempts { try? await Task.sleep(for: Self.runEndingInterval) }
+        }
+        return nil
     }
 
     /// Subscribes to systemd for `patterns`, replacing the current subscription (none when `patterns` is empty).

@@ -33,6 +33,8 @@ struct CoreHarness {
     /// Entries the journal holds already (for look-ups), by unit and sequence.
     var alreadyJournaled: Set<String> = []
     var watched: [[UnitPattern]] = []
+    /// How runs ended by PID 1's journal, by InvocationID, for ``DaemonEffect/readRunEnding(unit:invocationID:)``.
+    var runEndings: [String: RunEnding] = [:]
 
     init(records: [UnitRecord] = [], pattern: String = "web*.service", autotracking: Bool = true) throws {
         let rule = WatchRule(pattern: try UnitPattern(pattern), autotrackingEnabled: autotracking)
@@ -74,6 +76,8 @@ struct CoreHarness {
                 return nil
             }
             return .versionRead(unit: unit, version: version)
+        case .readRunEnding(let unit, let id):
+            return .runEndingRead(unit: unit, invocationID: id, ending: runEndings[id])
         case .readRecovery(let query):
             recoveryQueries.append(query)
             return recovery.map(DaemonInput.recovered)

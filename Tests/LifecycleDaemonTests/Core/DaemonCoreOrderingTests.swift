@@ -108,4 +108,20 @@ struct DaemonCoreOrderingTests {
         #expect(h.dispatches() == ["2 sleep a reconciled", "3 deploy"])
         #expect(h.replies[ReplyToken(7)] == .success(3))
     }
+
+    @Test("a failure and the restart after it that come as one change: the crash notice from PID 1's journal, then the launch")
+    func failureCoalescedWithRestart() throws {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        // systemd sends a unit's latest state: run a failed and run b began before the signal went out.
+        h.runEndings[H.run("a")] = .failed(CrashDetails(result: "exit-code", execMainCode: 1, execMainStatus: 1), at: H.t0 + 5_000)
+        h.send(.changed(H.snapshot("active", "b", second: 6)))
+        #expect(h.dispatches() == ["1 launch a", "2 crash a", "3 launch b"])
+        // Without an answer from the journal, the begin still counts the crash, as before.
+        h.send(.changed(H.snapshot("active", "c", second: 9)))
+        #expect(h.dispatches() == ["1 launch a", "2 crash a", "3 launch b", "4 launch c"])
+        #expect(h.logs.contains { $0.message.contains("no end of run \(H.run("b"))") })
+    }
 }
