@@ -68,7 +68,7 @@ public actor LifecycleDaemon: Service {
         })
         tracker = UnitTracker(
             configuration: configuration,
-            timeZone: configuration.localTimeZone(),
+            timeZone: try configuration.localTimeZone(),
             records: contents.records
         )
         logger.info("Loaded \(contents.records.count) unit state files from \(store.unitsDirectory)")
@@ -291,8 +291,10 @@ public actor LifecycleDaemon: Service {
         notify(.reloading)
         defer { notify(.ready) }
         let loaded: LifecycleConfiguration
+        let zone: TimeZoneRules
         do {
             loaded = try ConfigLoader(path: options.configPath).load()
+            zone = try loaded.localTimeZone()
         } catch {
             logger.error("Failed to reload the configuration, keeping the previous one", metadata: ["error": "\(error)"])
             notify(.status("Configuration reload failed: \(error)"))
@@ -300,7 +302,7 @@ public actor LifecycleDaemon: Service {
         }
         let patternsChanged = loaded.patterns != configuration.patterns || options.bus(loaded) != options.bus(configuration)
         configuration = loaded
-        tracker.reconfigure(loaded, timeZone: loaded.localTimeZone())
+        tracker.reconfigure(loaded, timeZone: zone)
         logger.notice("Reloaded the configuration", metadata: ["watch": "\(loaded.patterns)"])
         guard patternsChanged else { return }
         await stopSource()
