@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import LifecycleEngine
 import Testing
 
@@ -65,6 +66,25 @@ struct TimeZoneRulesTests {
             #expect(offset(zone("UTC"), instant) == 0)
             #expect(offset(.utc, instant) == 0)
         }
+    }
+
+    @Test("every TZif file of the system's database parses, also the right/ ones with leap-second records")
+    func wholeDatabase() throws {
+        let root = "/usr/share/zoneinfo"
+        var parsed = 0
+        for name in try FileManager.default.subpathsOfDirectory(atPath: root).sorted() {
+            // Skips directories and the other files there: zone.tab, tzdata.zi, leap-seconds.list.
+            guard let data = FileManager.default.contents(atPath: "\(root)/\(name)"),
+                data.starts(with: Array("TZif".utf8))
+            else { continue }
+            do {
+                _ = try TimeZoneRules(tzif: [UInt8](data), name: name)
+                parsed += 1
+            } catch {
+                Issue.record("\(name): \(error)")
+            }
+        }
+        #expect(parsed > 300)
     }
 
     @Test("the local calendar follows the zone: hour of day across Berlin's spring-forward")
