@@ -50,9 +50,18 @@ func peakResidentMegabytes() -> Double {
     return Double(usage.ru_maxrss) / 1024
 }
 
+/// Europe/Berlin from the system's tz database: the engine takes bytes, the caller reads the file.
+func berlin() -> TimeZoneRules {
+    let path = "/usr/share/zoneinfo/Europe/Berlin"
+    guard let data = FileManager.default.contents(atPath: path),
+        let zone = try? TimeZoneRules(tzif: [UInt8](data), name: "Europe/Berlin")
+    else { fatalError("cannot read \(path)") }
+    return zone
+}
+
 func benchEngine(events: Int) {
     let settings = LifecycleSettings(autotrackingEnabled: false, dataTarget: .allEvents)
-    let engine = LifecycleEngine(settings: settings, calendar: LocalCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!))
+    let engine = LifecycleEngine(settings: settings, calendar: LocalCalendar(timeZone: berlin()))
     var states = [UnitState](repeating: UnitState(), count: 1_000)
     var dispatched = 0
     var refused = 0

@@ -32,14 +32,14 @@ public struct UnitTracker: Sendable {
     /// of the newest one, before which no run is missed.
     var freshSince: [String: Milliseconds] = [:]
 
-    public init(configuration: LifecycleConfiguration, timeZone: TimeZone, records: [UnitRecord]) {
+    public init(configuration: LifecycleConfiguration, timeZone: TimeZoneRules, records: [UnitRecord]) {
         self.configuration = configuration
         self.calendar = LocalCalendar(timeZone: timeZone)
         self.records = Dictionary(records.map { ($0.unit, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Takes a new configuration; stored records are kept as they are.
-    public mutating func reconfigure(_ configuration: LifecycleConfiguration, timeZone: TimeZone) {
+    public mutating func reconfigure(_ configuration: LifecycleConfiguration, timeZone: TimeZoneRules) {
         self.configuration = configuration
         self.calendar = LocalCalendar(timeZone: timeZone)
     }

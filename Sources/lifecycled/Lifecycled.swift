@@ -49,13 +49,17 @@ struct Lifecycled: AsyncParsableCommand {
         } catch {
             throw fail("\(error)")
         }
+        let zone = try localTimeZone(configuration)
         if checkConfig {
-            print("\(config ?? ConfigLoader.defaultPath): valid; watching \(configuration.patterns)")
+            print("\(config ?? ConfigLoader.defaultPath): valid; watching \(configuration.patterns); \(zone.summary)")
+            if let problem = zone.problem { print("warning: \(problem)") }
             return
         }
         let level = Logger.Level(rawValue: configuration.logLevel.rawValue) ?? .info
         LoggingSystem.bootstrap { StderrLogHandler(label: $0, logLevel: level) }
         let logger = Logger(label: "lifecycled")
+        logger.info("Local-time data points use \(zone.summary)")
+        if let problem = zone.problem { logger.warning("\(problem)") }
 
         let bus: BusAddress? = busAddress.map(BusAddress.address) ?? (user ? .user : nil)
         let options = DaemonOptions(configPath: config, stateDirectory: stateDirectory, bus: bus)
@@ -73,6 +77,19 @@ struct Lifecycled: AsyncParsableCommand {
             )
         )
         try await group.run()
+    }
+
+    /// The zone of the local-time data points, as the daemon will choose it, and how it was chosen.
+    private func localTimeZone(_ configuration: LifecycleConfiguration) throws -> (summary: String, problem: String?) {
+        guard let name = configuration.timeZone else {
+            let machine = TimeZoneDatabase.system.machineZone(tz: TimeZoneDatabase.environmentTZ)
+            return ("time zone \(machine.rules.name) (the machine's, from \(machine.origin))", machine.problem)
+        }
+        do {
+            return ("time zone \(try TimeZoneDatabase.system.zone(named: name).name) (time_zone)", nil)
+        } catch {
+            throw fail("\(config ?? ConfigLoader.defaultPath): time_zone: \(error)")
+        }
     }
 
     /// Reports a start-up failure the way systemd's own daemons do: on standard error, and as the unit's status.

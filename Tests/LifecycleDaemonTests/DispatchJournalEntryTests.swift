@@ -12,7 +12,7 @@ struct DispatchJournalEntryTests {
     /// An autotracker in UTC with the default settings, and a unit's state.
     struct Unit {
         var tracker = Autotracker(
-            engine: LifecycleEngine(calendar: LocalCalendar(timeZone: TimeZone(identifier: "UTC")!))
+            engine: LifecycleEngine(calendar: LocalCalendar(timeZone: TimeZoneRules.utc))
         )
         var state = UnitState()
 

@@ -15,7 +15,7 @@ struct JournalRecoveryTests {
 
     func tracker(records: [UnitRecord] = []) throws -> UnitTracker {
         let configuration = LifecycleConfiguration(watch: [WatchRule(pattern: try UnitPattern("web.service"))])
-        return UnitTracker(configuration: configuration, timeZone: TimeZone(identifier: "UTC")!, records: records)
+        return UnitTracker(configuration: configuration, timeZone: TimeZoneRules.utc, records: records)
     }
 
     func snap(_ state: String, _ id: String, second: UInt64, result: String = "success") -> UnitSnapshot {

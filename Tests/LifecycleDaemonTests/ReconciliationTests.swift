@@ -14,11 +14,11 @@ struct ReconciliationTests {
     /// A tracker whose web.service record says run A launched and is running.
     func tracker() throws -> UnitTracker {
         var state = UnitState()
-        let engine = LifecycleEngine(settings: LifecycleSettings(autotrackingEnabled: false), calendar: LocalCalendar(timeZone: TimeZone(identifier: "UTC")!))
+        let engine = LifecycleEngine(settings: LifecycleSettings(autotrackingEnabled: false), calendar: LocalCalendar(timeZone: TimeZoneRules.utc))
         _ = engine.track(.launch, at: 1_000, state: &state)
         let configuration = LifecycleConfiguration(watch: [WatchRule(pattern: try UnitPattern("web.service"))])
         return UnitTracker(
-            configuration: configuration, timeZone: TimeZone(identifier: "UTC")!,
+            configuration: configuration, timeZone: TimeZoneRules.utc,
             records: [UnitRecord(unit: "web.service", state: state, invocationID: Self.runA, sequence: 1)]
         )
     }
@@ -66,7 +66,7 @@ struct ReconciliationTests {
         _ = tracker.transitions(for: snap("active", Self.runA), whileReloading: false)
         let effects = tracker.transitions(for: failed, whileReloading: false).flatMap { tracker.apply($0, version: nil, now: 0) }
         #expect(effects.contains { if case .dispatch(_, _, .crash, _, _, _) = $0 { true } else { false } })
-        let restarted = UnitTracker(configuration: tracker.configuration, timeZone: TimeZone(identifier: "UTC")!, records: Array(tracker.records.values))
+        let restarted = UnitTracker(configuration: tracker.configuration, timeZone: TimeZoneRules.utc, records: Array(tracker.records.values))
         #expect(restarted.reconcile([failed], endings: [:]).isEmpty)
         #expect(restarted.runsToLookUp(in: []).isEmpty)
     }
@@ -94,7 +94,7 @@ struct ReconciliationTests {
 
     func watchingEverything(_ tracker: UnitTracker) throws -> UnitTracker {
         var tracker = tracker
-        tracker.reconfigure(LifecycleConfiguration(watch: [WatchRule(pattern: try UnitPattern("*.service"))]), timeZone: TimeZone(identifier: "UTC")!)
+        tracker.reconfigure(LifecycleConfiguration(watch: [WatchRule(pattern: try UnitPattern("*.service"))]), timeZone: TimeZoneRules.utc)
         return tracker
     }
 

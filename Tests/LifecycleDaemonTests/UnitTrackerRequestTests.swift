@@ -13,7 +13,7 @@ struct UnitTrackerRequestTests {
             WatchRule(pattern: try UnitPattern("cron-*"), autotrackingEnabled: false, dataTarget: .allEvents),
             WatchRule(pattern: try UnitPattern("web*.service")),
         ])
-        return UnitTracker(configuration: configuration, timeZone: TimeZone(identifier: "UTC")!, records: [])
+        return UnitTracker(configuration: configuration, timeZone: TimeZoneRules.utc, records: [])
     }
 
     func dispatches(_ result: Result<[UnitTracker.Effect], EventRequestError>) -> [(String, UInt64)] {

@@ -13,7 +13,7 @@ struct UnitTrackerTests {
 
     func tracker(records: [UnitRecord] = []) throws -> UnitTracker {
         let configuration = LifecycleConfiguration(watch: [WatchRule(pattern: try UnitPattern("web*.service"))])
-        return UnitTracker(configuration: configuration, timeZone: TimeZone(identifier: "UTC")!, records: records)
+        return UnitTracker(configuration: configuration, timeZone: TimeZoneRules.utc, records: records)
     }
 
     func snap(_ state: String, _ sub: String, _ id: String, unit: String = "web.service", result: String = "success", second: UInt64 = 0) -> UnitSnapshot {
@@ -181,7 +181,7 @@ struct UnitTrackerTests {
 
     func launched() -> UnitState {
         var state = UnitState()
-        let engine = LifecycleEngine(settings: LifecycleSettings(autotrackingEnabled: false), calendar: LocalCalendar(timeZone: TimeZone(identifier: "UTC")!))
+        let engine = LifecycleEngine(settings: LifecycleSettings(autotrackingEnabled: false), calendar: LocalCalendar(timeZone: TimeZoneRules.utc))
         _ = engine.track(.launch, at: 0, state: &state)
         return state
     }

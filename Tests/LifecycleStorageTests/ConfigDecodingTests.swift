@@ -167,8 +167,13 @@ struct ConfigDecodingTests {
         ),
         (
             #"{"time_zone": "Mars/Olympus_Mons"}"#,
-            #"time_zone: unknown time zone "Mars/Olympus_Mons" "#
-                + #"(expected an IANA name such as "Europe/Berlin" or "UTC")"#
+            #"time_zone: unknown time zone "Mars/Olympus_Mons" (no such file /usr/share/zoneinfo/Mars/Olympus_Mons; "#
+                + #"expected an IANA name such as "Europe/Berlin")"#
+        ),
+        (
+            #"{"time_zone": "../../etc/passwd"}"#,
+            #"time_zone: invalid time zone name "../../etc/passwd" (expected an IANA name such as "Europe/Berlin" or "#
+                + #""UTC")"#
         ),
         (
             #"{"time_zone": 1}"#,

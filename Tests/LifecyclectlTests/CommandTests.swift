@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import Foundation
+import LifecycleEngine
 import LifecycleStorage
 import Testing
 
@@ -77,7 +78,7 @@ struct CommandTests {
         let configured = try GlobalOptions.parse(["--config", directory.path + "/c.json"])
         let selection = try configured.select(needsTimeZone: true)
         #expect(selection.stateDirectory == "/srv/lifecycled")
-        #expect(selection.timeZone.identifier == "Asia/Kolkata")
+        #expect(selection.timeZone.name == "Asia/Kolkata")
 
         let both = try GlobalOptions.parse(["--config", directory.path + "/c.json", "--state-directory", "/s"])
         #expect(try both.select(timeZone: Fixtures.utc, needsTimeZone: true).stateDirectory == "/s")

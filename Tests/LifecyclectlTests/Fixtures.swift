@@ -17,7 +17,7 @@ enum Fixtures {
     static let hour: Milliseconds = 60 * minute
     static let day: Milliseconds = 24 * hour
 
-    static let utc = TimeZone(identifier: "UTC")!
+    static let utc = TimeZoneRules.utc
     static let digest = "3f2a9c1b7d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff"
 
     /// Asleep: launched twice, crashed once, last slept an hour before `now`.

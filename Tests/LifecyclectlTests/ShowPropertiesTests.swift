@@ -93,11 +93,11 @@ struct ShowPropertiesTests {
 
     @Test("local data points follow the time zone; stored times stay in UTC")
     func timeZone() throws {
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let berlin = try TimeZoneDatabase().zone(named: "Europe/Berlin")
         let text = ShowProperties.text(Fixtures.nginx, now: Fixtures.now, timeZone: berlin)
         #expect(text.contains("\nlifecycle_hourofday_local=13\n"))
         #expect(text.contains("\ntimestamp_last_sleep=2026-03-02T11:00:00.000Z\n"))
-        let kiritimati = try #require(TimeZone(identifier: "Pacific/Kiritimati"))  // UTC+14: already Tuesday
+        let kiritimati = try TimeZoneDatabase().zone(named: "Pacific/Kiritimati")  // UTC+14: already Tuesday
         let later = ShowProperties.text(Fixtures.nginx, now: Fixtures.now, timeZone: kiritimati)
         #expect(later.contains("\nlifecycle_dayofweek_local=3\n"))
         #expect(later.contains("\nlifecycle_hourofday_local=2\n"))

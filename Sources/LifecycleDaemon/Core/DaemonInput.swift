@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import LifecycleEngine
 import LifecycleStorage
 
@@ -53,9 +52,9 @@ public struct ReplyToken: Sendable, Hashable {
 /// A configuration read again, with the time zone it names (deciding the zone reads the machine, so the loop does).
 public struct ReloadedConfiguration: Sendable, Equatable {
     public var configuration: LifecycleConfiguration
-    public var timeZone: TimeZone
+    public var timeZone: TimeZoneRules
 
-    public init(configuration: LifecycleConfiguration, timeZone: TimeZone) {
+    public init(configuration: LifecycleConfiguration, timeZone: TimeZoneRules) {
         self.configuration = configuration
         self.timeZone = timeZone
     }

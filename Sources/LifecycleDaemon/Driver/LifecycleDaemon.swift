@@ -47,7 +47,7 @@ public actor LifecycleDaemon: Service {
             case .removedTemporaryFile, .ignored: nil
             }
         })
-        let tracker = UnitTracker(configuration: configuration, timeZone: configuration.localTimeZone(), records: contents.records)
+        let tracker = UnitTracker(configuration: configuration, timeZone: try configuration.localTimeZone(), records: contents.records)
         // Only root's entries are trusted (`_UID=0`), and only root may read the whole journal; the user manager logs
         // its runs under other field names.
         let isRoot = getuid() == 0
@@ -116,7 +116,7 @@ public actor LifecycleDaemon: Service {
             let result: Result<ReloadedConfiguration, ConfigurationReloadError>
             do {
                 let loaded = try ConfigLoader(path: options.configPath).load()
-                result = .success(ReloadedConfiguration(configuration: loaded, timeZone: loaded.localTimeZone()))
+                result = .success(ReloadedConfiguration(configuration: loaded, timeZone: try loaded.localTimeZone()))
             } catch {
                 result = .failure(ConfigurationReloadError("\(error)"))
             }

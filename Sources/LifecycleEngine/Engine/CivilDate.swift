@@ -46,3 +46,32 @@ extension Int64 {
         return r < 0 ? r + n : r
     }
 }
+
+extension CivilDate {
+    /// Days from 1970-01-01 to a proleptic Gregorian date: the inverse of the conversion in ``init(secondsSince1970:)``.
+    static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let marchBasedYear = month <= 2 ? year - 1 : year
+        let era = floorDivide(marchBasedYear, 400)
+        let yearOfEra = marchBasedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// 0 = Sunday ... 6 = Saturday, the numbering of POSIX TZ rules.
+    static func weekdayFromSunday(daysSince1970 days: Int64) -> Int64 {
+        (days + 4).modulo(7)  // 1970-01-01 was a Thursday
+    }
+
+    static func isLeapYear(_ year: Int64) -> Bool {
+        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    }
+
+    static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+        switch month {
+        case 2: isLeapYear(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+}

@@ -2,13 +2,6 @@
 
 import LifecycleEngine
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-import FoundationInternationalization
-#else
-import Foundation
-#endif
-
 /// Turns one parsed configuration document into a ``LifecycleConfiguration``, or the first problem in it.
 ///
 /// Pure apart from the time-zone database lookup. Keys are visited in sorted order (a JSON object has none of its
@@ -198,11 +191,11 @@ struct ConfigDecoder {
         guard case .string(let name) = value else {
             throw invalid(path, "expected an IANA time zone name such as \"Europe/Berlin\", found \(value.typeName)")
         }
-        guard !name.isEmpty, TimeZone(identifier: name) != nil else {
-            throw invalid(
-                path,
-                "unknown time zone \(quoted(name)) (expected an IANA name such as \"Europe/Berlin\" or \"UTC\")"
-            )
+        do {
+            // The same lookup the programs make later, so a name that passes here also works there.
+            _ = try TimeZoneDatabase.system.zone(named: name)
+        } catch {
+            throw invalid(path, error.description)
         }
         return name
     }

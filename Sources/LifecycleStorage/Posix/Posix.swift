@@ -108,6 +108,13 @@ enum Posix {
         return info
     }
 
+    /// Wraps `readlink(2)`: the target of a symbolic link; fails with `EINVAL` when the path is not one.
+    static func readLink(_ path: String) throws(SystemCallError) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = try retrying("readlink") { readlink(path, &buffer, buffer.count - 1) }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The names in a directory (without `.` and `..`), in no particular order; nil when it does not exist.
     ///
     /// Wraps `opendir(3)` and `readdir(3)`.

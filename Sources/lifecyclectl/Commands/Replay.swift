@@ -45,7 +45,12 @@ struct Replay: ParsableCommand {
                 throw reportFailure(error.description)
             }
         }
-        let zone = configuration.localTimeZone(overriding: timeZone.zone)
+        let zone: TimeZoneRules
+        do {
+            zone = try configuration.localTimeZone(overriding: try timeZone.zone())
+        } catch let error as TimeZoneError {
+            throw reportFailure("\(config ?? ConfigLoader.defaultPath): time_zone: \(error)")
+        }
         var session = ReplaySession(calendar: LocalCalendar(timeZone: zone)) { configuration.settings(for: $0) }
         var output = JSONWriter(reservingCapacity: StandardOutput.flushThreshold * 2)
         for file in files.isEmpty ? ["-"] : files {

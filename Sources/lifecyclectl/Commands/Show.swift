@@ -32,7 +32,7 @@ struct Show: ParsableCommand {
 
     func run() throws {
         let name = try UnitName.normalize(unit)
-        let selection = try options.select(timeZone: timeZone.zone, needsTimeZone: true)
+        let selection = try options.select(timeZone: try timeZone.zone(), needsTimeZone: true)
         let store = StateStore(directory: selection.stateDirectory, readOnly: true)
         var warnings: [StateStoreWarning] = []
         let loaded: UnitRecord?

@@ -73,7 +73,7 @@ struct UnitSummary: Sendable, Equatable {
     }
 
     /// Summaries of `records` at `now`, sorted by unit name (byte order, like the state store).
-    static func summaries(_ records: [UnitRecord], now: Milliseconds, timeZone: TimeZone) -> [UnitSummary] {
+    static func summaries(_ records: [UnitRecord], now: Milliseconds, timeZone: TimeZoneRules) -> [UnitSummary] {
         let calendar = LocalCalendar(timeZone: timeZone)
         return records.map { UnitSummary(record: $0, now: now, calendar: calendar) }
             .sorted { Array($0.unit.utf8).lexicographicallyPrecedes(Array($1.unit.utf8)) }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import Foundation
 import LifecycleEngine
 import LifecycleStorage
 
@@ -33,7 +32,7 @@ struct GlobalOptions: ParsableArguments {
         /// The state directory (the state files are in its `units/`).
         var stateDirectory: String
         /// The zone of the local-calendar data points.
-        var timeZone: TimeZone
+        var timeZone: TimeZoneRules
     }
 
     /// Combines the options with the configuration, reading the configuration only when it is needed.
@@ -47,8 +46,9 @@ struct GlobalOptions: ParsableArguments {
     ///   - zone: a time zone given on the command line, which wins over the configuration's.
     ///   - needsTimeZone: false when no output depends on the zone.
     /// - Returns: the state directory and the zone: `zone`, else the configuration's `time_zone`, else the machine's.
-    /// - Throws: `ExitCode.failure` after reporting an unreadable or invalid configuration.
-    func select(timeZone zone: TimeZone? = nil, needsTimeZone: Bool) throws -> Selection {
+    /// - Throws: `ExitCode.failure` after reporting an unreadable or invalid configuration, or a zone it names
+    ///   that cannot be loaded.
+    func select(timeZone zone: TimeZoneRules? = nil, needsTimeZone: Bool) throws -> Selection {
         var configuration: LifecycleConfiguration?
         if config != nil || stateDirectory == nil || (needsTimeZone && zone == nil) {
             do {
@@ -57,10 +57,16 @@ struct GlobalOptions: ParsableArguments {
                 throw reportFailure(error.description)
             }
         }
+        let timeZone: TimeZoneRules
+        do {
+            timeZone = try (configuration ?? LifecycleConfiguration()).localTimeZone(overriding: zone)
+        } catch {
+            throw reportFailure("\(config ?? ConfigLoader.defaultPath): time_zone: \(error)")
+        }
         return Selection(
             stateDirectory: stateDirectory ?? configuration?.stateDirectory
                 ?? LifecycleConfiguration.defaultStateDirectory,
-            timeZone: (configuration ?? LifecycleConfiguration()).localTimeZone(overriding: zone)
+            timeZone: timeZone
         )
     }
 }

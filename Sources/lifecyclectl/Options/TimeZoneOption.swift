@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import Foundation
+import LifecycleEngine
+import LifecycleStorage
 
 /// `--timezone ZONE`, for the commands whose output has local-calendar data points.
 struct TimeZoneOption: ParsableArguments {
@@ -14,12 +15,19 @@ struct TimeZoneOption: ParsableArguments {
     )
     var name: String?
 
-    /// The chosen zone, nil when none was given.
-    var zone: TimeZone? { name.flatMap(TimeZone.init(identifier:)) }
+    /// The chosen zone from the system's tz database, nil when none was given.
+    ///
+    /// - Throws: a `ValidationError` (exit status 64) naming the zone and the file looked for.
+    func zone() throws -> TimeZoneRules? {
+        guard let name else { return nil }
+        do {
+            return try TimeZoneDatabase.system.zone(named: name)
+        } catch {
+            throw ValidationError("--timezone: \(error).")
+        }
+    }
 
     func validate() throws {
-        if let name, TimeZone(identifier: name) == nil {
-            throw ValidationError("Unknown time zone '\(name)': expected an IANA name such as Europe/Berlin.")
-        }
+        _ = try zone()
     }
 }

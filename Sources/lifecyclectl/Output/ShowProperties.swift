@@ -22,7 +22,7 @@ import LifecycleStorage
 /// (`\n`, `\x1b`) so that one line is always one property.
 enum ShowProperties {
     /// The properties of `record` at `now`, in display order.
-    static func list(_ record: UnitRecord, now: Milliseconds, timeZone: TimeZone) -> [(key: String, value: JSONValue)] {
+    static func list(_ record: UnitRecord, now: Milliseconds, timeZone: TimeZoneRules) -> [(key: String, value: JSONValue)] {
         let state = record.state
         func time(_ value: Milliseconds?) -> JSONValue {
             value.map { .string(LifecycleDateFormat.iso8601Milliseconds.string($0)) } ?? .null
@@ -58,7 +58,7 @@ enum ShowProperties {
     }
 
     /// The `key=value` lines of `record` at `now`, each ending in a newline.
-    static func text(_ record: UnitRecord, now: Milliseconds, timeZone: TimeZone) -> String {
+    static func text(_ record: UnitRecord, now: Milliseconds, timeZone: TimeZoneRules) -> String {
         var text = ""
         for (key, value) in list(record, now: now, timeZone: timeZone) {
             text += key + "=" + plain(value) + "\n"
@@ -67,7 +67,7 @@ enum ShowProperties {
     }
 
     /// The same properties as one compact JSON object with sorted keys, followed by a newline.
-    static func json(_ record: UnitRecord, now: Milliseconds, timeZone: TimeZone) -> String {
+    static func json(_ record: UnitRecord, now: Milliseconds, timeZone: TimeZoneRules) -> String {
         let properties = list(record, now: now, timeZone: timeZone)
         var writer = JSONWriter()
         writer.value(.object(Dictionary(properties, uniquingKeysWith: { first, _ in first })))

@@ -40,7 +40,7 @@ enum StatusJSON {
     ///   - now: the instant the time awake and days are computed for.
     ///   - timeZone: the zone of the engine's local calendar (no field depends on it today).
     ///   - daemon: whether lifecycled runs.
-    static func render(_ records: [UnitRecord], now: Milliseconds, timeZone: TimeZone, daemon: DaemonStatus) -> String {
+    static func render(_ records: [UnitRecord], now: Milliseconds, timeZone: TimeZoneRules, daemon: DaemonStatus) -> String {
         let units = UnitSummary.summaries(records, now: now, timeZone: timeZone).map(object)
         let document = JSONValue.object(["daemon": daemonObject(daemon), "units": .array(units)])
         var writer = JSONWriter()

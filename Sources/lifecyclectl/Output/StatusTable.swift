@@ -50,7 +50,7 @@ enum StatusTable {
     static func render(
         _ records: [UnitRecord],
         now: Milliseconds,
-        timeZone: TimeZone,
+        timeZone: TimeZoneRules,
         daemon: DaemonStatus,
         colour: Bool,
         legend: Bool = true

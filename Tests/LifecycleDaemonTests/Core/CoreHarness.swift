@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import LifecycleDaemon
 import LifecycleEngine
 import LifecycleStorage
@@ -9,7 +8,7 @@ import LifecycleStorage
 /// back by the test, a clock the test sets.
 struct CoreHarness {
     static let unit = "web.service"
-    static let utc = TimeZone(identifier: "UTC")!
+    static let utc = TimeZoneRules.utc
     /// 2026-03-01T10:00:00Z, in ms.
     static let t0: Milliseconds = 1_772_359_200_000
 

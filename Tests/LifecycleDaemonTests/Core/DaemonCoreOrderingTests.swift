@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import LifecycleDaemon
 import LifecycleEngine
 import LifecycleStorage
