@@ -181,6 +181,24 @@ test_purge_leaves_nothing() {
     assert_eq not-found "$(unit_prop lifecycled.service LoadState)" "LoadState after purge"
 }
 
+# init-system-helpers is Essential in Debian 12, but a minimal or older system may lack deb-systemd-helper and
+# deb-systemd-invoke: the maintainer scripts then use systemctl alone.
+test_without_deb_systemd_helper() {
+    c_exec rm -f /usr/bin/deb-systemd-helper /usr/bin/deb-systemd-invoke
+    apt_get install "$DEBS/${deb1##*/}" >/dev/null
+    assert_eq "ii $version" "$(package_status)" "dpkg status"
+    assert_eq enabled "$(c_exec systemctl is-enabled lifecycled.service)" "is-enabled"
+    assert_eq active "$(c_exec systemctl is-active lifecycled.service)" "is-active"
+    apt_get remove lifecycled >/dev/null
+    assert_status 3 c_exec systemctl is-active --quiet lifecycled.service
+    assert_eq "" "$(c_exec find /etc/systemd -name lifecycled.service)" "enablement links after remove"
+    apt_get purge lifecycled >/dev/null
+    assert_status 1 c_exec test -e /etc/lifecycled
+    assert_status 1 c_exec test -e /var/lib/lifecycled
+    assert_eq "" "$(c_exec find /etc /usr /var/lib -xdev \( -name '*lifecycled*' -o -name '*lifecyclectl*' \) -print)" \
+        "files left after purge"
+}
+
 container_install_trap
 overlay_boot "lc-package-$$" "$build_dir" --bind-ro="$work:$DEBS" >/dev/null
 echo "container lc-package-$$ booted in $CONTAINER_BOOT_SECONDS s (overlays on /usr, /etc, /var)"
@@ -196,6 +214,7 @@ run_test "upgrade to $upgrade_version: changed conffile, drop-in and state kept,
     test_upgrade_keeps_configuration_and_state
 run_test "apt-get remove: service gone, configuration and state kept" test_remove_keeps_configuration_and_state
 run_test "apt-get purge: no file of the package, /etc/lifecycled or /var/lib/lifecycled left" test_purge_leaves_nothing
+run_test "without deb-systemd-helper: enabled and started, stopped and disabled, purged" test_without_deb_systemd_helper
 container_poweroff
 
 if finish_tests; then
