@@ -5,7 +5,7 @@
 # /usr, /etc and /var (lib/overlay.sh): `apt-get install ./lifecycled_*.deb` enables and starts lifecycled, which
 # tracks a unit a drop-in watches; an upgrade to a higher version keeps a changed conffile, the drop-in and the state
 # file and restarts the daemon; `apt-get remove` stops it and keeps configuration and state; `apt-get purge` leaves
-# nothing behind. Needs root, systemd-container, jq, dpkg-dev, binutils.
+# nothing behind. lintian finds nothing to warn about. Needs root, systemd-container, jq, dpkg-dev, binutils, lintian.
 # Usage: Tests/Integration/package.sh BUILD_DIR
 set -euo pipefail
 
@@ -21,9 +21,9 @@ source "$here/lib/lifecycled.sh"
 source "$here/lib/overlay.sh"
 
 suite_preflight package.sh "$@"
-for tool in dpkg-deb dpkg-shlibdeps strip; do
+for tool in dpkg-deb dpkg-shlibdeps strip lintian; do
     command -v "$tool" >/dev/null ||
-        { echo "package.sh: $tool is missing (apt-get install dpkg-dev binutils)" >&2; exit 1; }
+        { echo "package.sh: $tool is missing (apt-get install dpkg-dev binutils lintian)" >&2; exit 1; }
 done
 
 readonly WAIT=15 UNITS_DIR=/var/lib/lifecycled/units
@@ -36,13 +36,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/lifecycled-package.XXXXXX")
 chmod 0755 "$work"
 export CONTAINER_LOG_DIR=$work
 
-# Two packages of the same build: the version the sources say, and a higher one to upgrade to. No compression:
-# xz would take a minute per package here, and dpkg reads every kind alike.
+# Two packages of the same build: the version the sources say, and a higher one to upgrade to. gzip: xz would take
+# a minute per package here, dpkg reads every kind alike, and lintian refuses none.
 version=$("$build_dir/lifecycled" --version)
 upgrade_version=$version+test1
 echo "building lifecycled $version and $upgrade_version packages"
-deb1=$("$repo/scripts/build-deb" --compression none --output "$work" "$build_dir")
-deb2=$("$repo/scripts/build-deb" --compression none --output "$work" --version "$upgrade_version" "$build_dir")
+deb1=$("$repo/scripts/build-deb" --compression gzip --output "$work" "$build_dir")
+deb2=$("$repo/scripts/build-deb" --compression gzip --output "$work" --version "$upgrade_version" "$build_dir")
 
 # apt-get inside, its output in $work/apt.log and shown only when it fails (the host's apt hooks are chatty).
 apt_get() {
@@ -181,6 +181,12 @@ test_purge_leaves_nothing() {
     assert_eq not-found "$(unit_prop lifecycled.service LoadState)" "LoadState after purge"
 }
 
+test_lintian() {
+    local out rc=0
+    out=$(lintian --tag-display-limit 0 --fail-on error,warning "$deb1" 2>&1) || rc=$?
+    ((rc == 0)) || fail "lintian (exit status $rc): $out"
+}
+
 # init-system-helpers is Essential in Debian 12, but a minimal or older system may lack deb-systemd-helper and
 # deb-systemd-invoke: the maintainer scripts then use systemctl alone.
 test_without_deb_systemd_helper() {
@@ -205,8 +211,12 @@ echo "container lc-package-$$ booted in $CONTAINER_BOOT_SECONDS s (overlays on /
 # A host built as a Docker image has a policy-rc.d that forbids maintainer scripts to start services, which the
 # package's scripts rightly obey (deb-systemd-invoke). This is about the package: lift that policy in the container.
 c_exec rm -f /usr/sbin/policy-rc.d
+# man-db's dpkg trigger rebuilds the whole manual database after each apt-get run, for seconds; man finds the pages
+# without it.
+c_exec rm -f /var/lib/man-db/auto-update
 
 run_test "the package holds the binaries, unit, policy, conffile, pages, completions, catalog" test_package_contents
+run_test "lintian reports no error and no warning" test_lintian
 run_test "nothing of lifecycled is there before the install" assert_no_lifecycled
 run_test "apt-get install: enabled, started, on the bus, catalog and pages in place" test_install
 run_test "the installed daemon tracks a unit that a drop-in watches" test_tracks_a_watched_unit
