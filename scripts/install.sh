@@ -7,22 +7,26 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prefix=${PREFIX:-/usr/local}
 destdir=${DESTDIR:-}
-build_command="swift build -c release --static-swift-stdlib"
+# The release tree scripts/demo, scripts/test and scripts/build-deb share: one build for all of them.
+build_command="swift build -c release --static-swift-stdlib --scratch-path .build-release"
 
 usage() {
     cat <<EOF
 Usage: scripts/install.sh [BUILD_DIR]
 
-Installs lifecycled from a release build (BUILD_DIR, default: $repo/.build/release).
+Installs lifecycled from a release build (BUILD_DIR, default: $repo/.build-release/release).
 Build it first with: $build_command
 
 Puts in place:
   \$PREFIX/bin/lifecycled, \$PREFIX/bin/lifecyclectl
   \$PREFIX/share/bash-completion/completions/lifecyclectl, \$PREFIX/share/zsh/site-functions/_lifecyclectl
+  \$PREFIX/share/man/man{1,5,8}/: lifecyclectl(1), lifecycled.json(5), lifecycled(8)
+  \$PREFIX/lib/systemd/catalog/lifecycled.catalog (journalctl -x reads it under /usr and /usr/local only)
   /etc/systemd/system/lifecycled.service
   /etc/dbus-1/system.d/org.lifecycled.Lifecycle1.conf
   /etc/lifecycled/lifecycled.json   (only if there is none: an existing configuration is never overwritten)
-then reloads systemd and the D-Bus configuration, and enables and (re)starts lifecycled.service.
+then reloads systemd, the D-Bus configuration and the journal catalog, and enables and (re)starts
+lifecycled.service.
 
 Environment:
   PREFIX   where the binaries go, as PREFIX/bin (default: /usr/local)
@@ -47,7 +51,7 @@ for arg in "$@"; do
         *) [[ -z $build_dir ]] || die "only one BUILD_DIR may be given (see --help)"; build_dir=$arg ;;
     esac
 done
-build_dir=${build_dir:-$repo/.build/release}
+build_dir=${build_dir:-$repo/.build-release/release}
 
 # The bindir is written into ExecStart=, which must be an absolute path without characters systemd would parse.
 [[ $prefix == /* ]] || die "PREFIX must be an absolute path, got '$prefix'"
@@ -60,7 +64,8 @@ for binary in lifecycled lifecyclectl; do
     [[ -x $build_dir/$binary ]] ||
         die "$build_dir/$binary is missing or not executable. Build first: cd $repo && $build_command"
 done
-for file in systemd/lifecycled.service systemd/org.lifecycled.Lifecycle1.conf config/lifecycled.json; do
+for file in systemd/lifecycled.service systemd/org.lifecycled.Lifecycle1.conf systemd/lifecycled.catalog \
+    config/lifecycled.json man/lifecycled.8 man/lifecyclectl.1 man/lifecycled.json.5; do
     [[ -f $repo/$file ]] || die "$repo/$file is missing: run this script from a complete lifecycled checkout"
 done
 # A binary linked against the toolchain's Swift runtime works only where that toolchain is installed.
@@ -87,6 +92,18 @@ for shell in bash zsh; do
     chmod 0644 "$completion"
 done
 say "installed shell completions under $destdir$prefix/share"
+for page in "$repo"/man/*.[0-9]; do
+    install -D -m 0644 "$page" "$destdir$prefix/share/man/man${page##*.}/${page##*/}"
+done
+say "installed the man pages under $destdir$prefix/share/man"
+catalog_dir=$prefix/lib/systemd/catalog
+install -D -m 0644 "$repo/systemd/lifecycled.catalog" "$destdir$catalog_dir/lifecycled.catalog"
+say "installed the journal catalog $destdir$catalog_dir/lifecycled.catalog"
+case $catalog_dir in
+    /usr/lib/systemd/catalog | /usr/local/lib/systemd/catalog) ;;
+    *) say "note: journalctl reads catalogs only under /usr and /usr/local; with PREFIX=$prefix," \
+        "journalctl -x does not explain lifecycled's entries" ;;
+esac
 
 sed "s|@BINDIR@|$bindir|g" "$repo/systemd/lifecycled.service" |
     install -m 0644 /dev/stdin "$destdir/etc/systemd/system/lifecycled.service"
@@ -108,6 +125,8 @@ if [[ -n $destdir ]]; then
 fi
 
 systemctl daemon-reload
+# Compiles the catalogs into journalctl's database, so that journalctl -x explains lifecycled's entries.
+journalctl --update-catalog || say "warning: journalctl --update-catalog failed" >&2
 # The bus must know the policy before lifecycled asks for its name.
 busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig ||
     systemctl reload dbus.service ||

@@ -14,9 +14,10 @@ Usage: scripts/uninstall.sh
 
 Stops and disables lifecycled.service, then removes what scripts/install.sh put in place:
   $PREFIX/bin/lifecycled, $PREFIX/bin/lifecyclectl, and lifecyclectl's shell completions
+  the man pages and the journal catalog under $PREFIX
   /etc/systemd/system/lifecycled.service
   /etc/dbus-1/system.d/org.lifecycled.Lifecycle1.conf
-and reloads systemd and the D-Bus configuration.
+and reloads systemd, the D-Bus configuration and the journal catalog.
 
 Keeps the configuration (/etc/lifecycled) and the recorded lifecycle state (/var/lib/lifecycled), so a later
 install carries on counting. Delete those two directories by hand to forget everything.
@@ -59,7 +60,10 @@ fi
 removed=0
 for file in "$destdir$bindir/lifecycled" "$destdir$bindir/lifecyclectl" "$unit" "$policy" \
     "$destdir${bindir%/bin}/share/bash-completion/completions/lifecyclectl" \
-    "$destdir${bindir%/bin}/share/zsh/site-functions/_lifecyclectl"; do
+    "$destdir${bindir%/bin}/share/zsh/site-functions/_lifecyclectl" \
+    "$destdir${bindir%/bin}/share/man/man8/lifecycled.8" "$destdir${bindir%/bin}/share/man/man1/lifecyclectl.1" \
+    "$destdir${bindir%/bin}/share/man/man5/lifecycled.json.5" \
+    "$destdir${bindir%/bin}/lib/systemd/catalog/lifecycled.catalog"; do
     if [[ -e $file ]]; then
         rm -f -- "$file"
         printf 'removed %s\n' "$file"
@@ -75,6 +79,7 @@ fi
 if [[ -z $destdir && -d /run/systemd/system ]]; then
     systemctl daemon-reload
     systemctl reset-failed lifecycled.service 2>/dev/null || true # forget a failed state of the removed unit
+    journalctl --update-catalog || printf 'uninstall.sh: journalctl --update-catalog failed\n' >&2
     busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig ||
         systemctl reload dbus.service || printf 'uninstall.sh: could not reload the D-Bus configuration\n' >&2
 fi
