@@ -128,7 +128,9 @@ class Entry:
         self.id = field(raw, "MESSAGE_ID") or ""
         self.pid = field(raw, "_PID")
         self.message = field(raw, "MESSAGE") or ""
-        ts = field(raw, "__REALTIME_TIMESTAMP")
+        # When the sender logged it (PID 1 sends it), else when journald received it: under load journald may
+        # take its time, and the transition happened when PID 1 logged it.
+        ts = field(raw, "_SOURCE_REALTIME_TIMESTAMP") or field(raw, "__REALTIME_TIMESTAMP")
         self.ts = int(ts) if ts and ts.isdigit() else None
 
     def get(self, name):
