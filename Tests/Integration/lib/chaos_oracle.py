@@ -39,6 +39,9 @@ PID 1 writes at the very state change lifecycled reads over D-Bus, so they also 
   counters                       (e) the state file's sequence and count_total_* equal the dispatches (launch,
                                      launch+wake, sleep, launches that detected a crash) and PID 1's runs
   time                           (f) LIFECYCLE_TIME within the tolerance of the PID 1 entry that marks the transition
+  premature                          no dispatch reached the journal before PID 1 logged the transition it stands for
+                                     (PID 1 logs a state change before it sends the signal lifecycled hears, so even a
+                                     live dispatch comes after; 50 ms of slack)
   begin-kind                         a begin is a launch for the unit's first run, after a failed run and when the
                                      version changed; otherwise a wake (default session_timeout of a day)
   not-reconciled                 (g) a transition PID 1 logged while no lifecycled process existed (after PID 1 logged
@@ -83,6 +86,8 @@ ENDS = ("sleep", "crash")
 QUIET_AFTER_UP = 2.0
 QUIET_BEFORE = 0.5
 QUIET_AFTER = 2.0
+# How much earlier than PID 1's entry a dispatch may reach the journal (clock reads of two processes).
+PREMATURE_SLACK_US = 50_000
 
 
 def field(entry, name):
@@ -389,6 +394,7 @@ class Oracle:
                 self.violate("invented", run.unit, run.inv, "only launch, wake, sleep and crash",
                              "event '%s' seq %s" % (d.event, d.seq), self.run_lines(run))
             self.check_times(run, begins, [d for d in ends if d.event == run.end_kind] if run.end else [])
+            self.check_premature(run, begins, ends if run.end else [])
             self.check_reconciled(run, begins, ends)
 
     def check_crash_details(self, run, d):
@@ -414,6 +420,16 @@ class Oracle:
                                  what, self.tolerance / 1e6, PID1_NAMES[anchor.id], fmt(anchor.ts)),
                              "%s %s seq %s: %s, %+.3f s" % (d.event, what, d.seq, d.time_text,
                                                             (d.time - anchor.ts) / 1e6), self.run_lines(run))
+
+    def check_premature(self, run, begins, ends):
+        for d, anchor, what in [(d, run.begin, "begin") for d in begins] + [(d, run.end, "end") for d in ends]:
+            if anchor.ts is not None and d.entry.ts is not None and d.entry.ts < anchor.ts - PREMATURE_SLACK_US:
+                self.violate("premature", run.unit, run.inv,
+                             "the %s dispatched after PID 1 logged it (%s at %s)" % (
+                                 what, PID1_NAMES[anchor.id], fmt(anchor.ts)),
+                             "%s seq %s in the journal at %s, %.3f s before" % (
+                                 d.event, d.seq, fmt(d.entry.ts), (anchor.ts - d.entry.ts) / 1e6),
+                             self.run_lines(run))
 
     def check_reconciled(self, run, begins, ends):
         for anchor, disp, what in ((run.begin, begins, "begin"), (run.end, ends, "end")):
@@ -563,7 +579,7 @@ class Oracle:
     def report(self, out):
         order = ["evidence", "lost-begin", "lost-end", "duplicate-begin", "duplicate-end", "false-sleep",
                  "false-crash", "invented", "duplicate-sequence", "sequence-gap", "out-of-order", "counters",
-                 "crash-details", "begin-kind", "time", "not-reconciled", "falsely-reconciled"]
+                 "crash-details", "begin-kind", "premature", "time", "not-reconciled", "falsely-reconciled"]
         self.violations.sort(key=lambda v: (order.index(v[0]) if v[0] in order else 99, v[1], v[2]))
         for kind, unit, inv, expected, found, lines in self.violations:
             out.write("VIOLATION %s: %s run %s: expected %s; found %s\n" % (kind, unit, inv, expected, found))

@@ -192,6 +192,14 @@ class OracleTests(unittest.TestCase):
         self.assertEqual(["time"], self.kinds(o), out)
         self.assertIn("+1.000 s", out)
 
+    def test_a_sleep_dispatched_before_the_run_ended_is_caught(self):
+        h = good()
+        # Run 3's sleep reaches the journal at 14.5, while PID 1 ends the run only at 15.0; its time is the right one.
+        h.lines[-1]["__REALTIME_TIMESTAMP"] = str(T0 + 14_500_000)
+        o, out = h.judge(GOOD_STATE)
+        self.assertEqual(["premature"], self.kinds(o), out)
+        self.assertIn("0.500 s before", out)
+
     def test_wrong_crash_details_are_caught(self):
         h = good()
         for e in h.lines:
