@@ -160,7 +160,13 @@ oneshot() {
         code=0
         ((RANDOM % 4 == 0)) && code=3
         echo "0.$((RANDOM % 3)) $code" >$dir/oneshot.next
-        act systemctl start lc-chaos-oneshot.service
+        if ((code == 0)); then
+            act systemctl start lc-chaos-oneshot.service
+        else
+            # systemctl reports the failed start it was asked for: not a failed command.
+            say "systemctl start lc-chaos-oneshot.service (told to exit 3)"
+            systemctl start lc-chaos-oneshot.service >/dev/null 2>&1
+        fi
     done
 }
 
@@ -334,7 +340,9 @@ prepare_inside() {
 }
 
 # Prints a disturbance log's lines by kind, e.g. "sigkill 3, stop 2".
-disturbance_counts() { awk '{ n[$3]++ } END { for (k in n) printf "%s%s %d", (s++ ? ", " : ""), k, n[k] }' "$1"; }
+disturbance_counts() {
+    awk '{ n[$3]++; all++ } END { printf "%d", all; for (k in n) printf "%s%s %d", (s++ ? ", " : ": "), k, n[k] }' "$1"
+}
 
 # chaos_run SEED: the chaos, the settle phase, the export and the oracle's verdict, for a booted container.
 chaos_run() {
@@ -376,8 +384,7 @@ chaos_run() {
     c_exec cat $RUN_INSIDE/disturbances.log >"$out/disturbances.log"
     c_exec sh -c "cat $RUN_INSIDE/disturb-notes.log 2>/dev/null; true" >"$out/disturb-notes.log"
     c_exec cat $RUN_INSIDE/churn.log >"$out/churn.log"
-    printf '  disturbances: %s (%s)\n' "$(grep -c . "$out/disturbances.log" || true)" \
-        "$(disturbance_counts "$out/disturbances.log")"
+    printf '  disturbances: %s\n' "$(disturbance_counts "$out/disturbances.log")"
     [[ ! -s $out/disturb-notes.log ]] || sed 's/^/  disturbance note: /' "$out/disturb-notes.log"
     printf '  churn: %s actions, %s failed commands; %s\n' "$(grep -c . "$out/churn.log" || true)" \
         "$(grep -c ' failed (exit' "$out/churn.log" || true)" "$(grep 'churn over' "$out/churn.log" | cut -d' ' -f2-)"
