@@ -335,7 +335,15 @@ class Oracle:
         self.violations.append((kind, unit, inv, expected, found, lines))
 
     def run_lines(self, run, extra=()):
-        lines = [pid1_line(e) for e in run.entries] if run else []
+        lines = []
+        for e in run.entries if run else []:
+            line = pid1_line(e)
+            # PID 1 repeats some warnings (a cgroup it cannot kill inside the container): one line with a count.
+            if lines and lines[-1][0] == line:
+                lines[-1][1] += 1
+            else:
+                lines.append([line, 1])
+        lines = [line if n == 1 else "%s (x%d)" % (line, n) for line, n in lines]
         if run:
             lines += [d.line() for d in sorted(self.disp_by_run.get((run.unit, run.inv), []),
                                                 key=lambda d: (d.seq or 0, d.entry.pos))]
