@@ -18,7 +18,8 @@
 #   CHAOS_DISTURBANCES=L    comma-separated from sigkill,restart,stop,reload,reexec,dbus; "all" (default) or "none"
 #   CHAOS_KEEP=1            keep the evidence of passing seeds too
 # Evidence of a failing seed (journal export, state files, disturbance and churn logs, the oracle's report) stays in
-# the work directory printed at the end. One seed takes about 70 s, the default run about 2.5 minutes.
+# the work directory printed at the end. One seed takes about 60 s (boot, install, chaos, settle, oracle), the
+# default run about 2 minutes.
 # Needs root, systemd-container, jq and python3.
 set -euo pipefail
 
@@ -326,7 +327,7 @@ prepare_inside() {
     write_churn_script >"$out/churn.sh"
     write_disturb_script >"$out/disturb.sh"
     printf '#!/bin/sh\n# version 1\nexec sleep infinity\n' >"$out/app"
-    # 200 runs of the crash loop: 0.2-1.5 s each, one in five a clean exit (then the next run is a wake).
+    # 200 runs of the crash loop: 0.2-1.9 s each, one in five a clean exit (then the next run is a wake).
     for ((i = 0; i < 200; i++)); do
         printf '%d.%d %d\n' $((RANDOM % 2)) $((2 + RANDOM % 8)) $((RANDOM % 5 == 0 ? 0 : 1))
     done >"$out/loop.plan"
