@@ -1,0 +1,460 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# lifecycled under randomized, seeded chaos against a real systemd, judged by PID 1's own journal. Per seed: boots
+# this machine's root as a throw-away container, installs lifecycled with scripts/install.sh, then for CHAOS_SECONDS
+# runs a churn of watched units (a Restart=always crash loop, a long-running service restarted, stopped, started and
+# killed, a oneshot that sometimes fails, a stream of transient units, a service whose executable is replaced) while
+# a second loop disturbs lifecycled and its world (SIGKILL, also during its start-up; restart; stop for 2-5 s;
+# daemon-reload; daemon-reexec; restart of dbus). Then it settles (disturbances off, lifecycled running, churn
+# stopped, a marker unit's launch and sleep dispatched) and lib/chaos_oracle.py compares every run PID 1 logged with
+# lifecycled's dispatches and state files (its docstring lists each check). The oracle's own tests run first.
+#
+# Usage: Tests/Integration/chaos.sh [--seed N] BUILD_DIR        (the release build: scripts/test passes it)
+# Tunables (environment):
+#   CHAOS_SEED=N            the first seed (default: a random one, printed); --seed N does the same
+#   CHAOS_RUNS=N            seeds to run, N, N+1, ... each in its own container (default 2; e.g. 20 for a soak)
+#   CHAOS_SECONDS=S         seconds of chaos per seed (default 50), then the settle phase
+#   CHAOS_DISTURBANCES=L    comma-separated from sigkill,restart,stop,reload,reexec,dbus; "all" (default) or "none"
+#   CHAOS_KEEP=1            keep the evidence of passing seeds too
+# Evidence of a failing seed (journal export, state files, disturbance and churn logs, the oracle's report) stays in
+# the work directory printed at the end. One seed takes about 60 s (boot, install, chaos, settle, oracle), the
+# default run about 2 minutes.
+# Needs root, systemd-container, jq and python3.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=Tests/Integration/lib/assert.sh
+source "$here/lib/assert.sh"
+# shellcheck source=Tests/Integration/lib/container.sh
+source "$here/lib/container.sh"
+# shellcheck source=Tests/Integration/lib/lifecycled.sh
+source "$here/lib/lifecycled.sh"
+
+seed=${CHAOS_SEED:-}
+args=()
+while (($#)); do
+    case $1 in
+        --seed)
+            (($# >= 2)) || { echo "chaos.sh: --seed needs a number" >&2; exit 64; }
+            seed=$2
+            shift 2
+            ;;
+        --seed=*) seed=${1#--seed=}; shift ;;
+        *) args+=("$1"); shift ;;
+    esac
+done
+if [[ -z $seed ]]; then
+    seed=$((SRANDOM % 1000000))
+fi
+readonly RUNS=${CHAOS_RUNS:-2} CHAOS_SECONDS=${CHAOS_SECONDS:-50}
+readonly ALL_DISTURBANCES=sigkill,restart,stop,reload,reexec,dbus
+disturbances=${CHAOS_DISTURBANCES:-all}
+[[ $disturbances == all ]] && disturbances=$ALL_DISTURBANCES
+[[ $disturbances == none ]] && disturbances=""
+for number in "$seed" "$RUNS" "$CHAOS_SECONDS"; do
+    [[ $number =~ ^[0-9]+$ ]] || { echo "chaos.sh: '$number' is not a non-negative integer" >&2; exit 64; }
+done
+IFS=, read -r -a kinds <<<"$disturbances"
+for kind in "${kinds[@]}"; do
+    [[ ,$ALL_DISTURBANCES, == *,"$kind",* ]] || {
+        echo "chaos.sh: unknown disturbance '$kind' (known: $ALL_DISTURBANCES, all, none)" >&2
+        exit 64
+    }
+done
+readonly disturbances
+
+readonly PYTHON=${PYTHON:-/usr/bin/python3}
+readonly UNITS_DIR=/var/lib/lifecycled/units CONFIG=/etc/lifecycled/lifecycled.json
+# Every chaos unit is watched and autotracked; debug level makes lifecycled log its resyncs (for diagnosis).
+readonly CHAOS_CONFIG='{"watch": ["lc-chaos-*.service"], "log_level": "debug"}'
+readonly WAIT=60 # seconds lifecycled may take to catch up after the chaos (its backlog, its reconciliation)
+readonly INSIDE=/etc/lc-chaos RUN_INSIDE=/run/lc-chaos
+
+# The oracle first: fast, no container, and an oracle that cannot fail proves nothing.
+test_oracle() {
+    local out
+    out=$("$PYTHON" "$here/lib/chaos_oracle_test.py" 2>&1) || fail "the oracle's own tests failed:"$'\n'"$out"
+    printf '  %s\n' "$(tail -n 3 <<<"$out" | grep -E '^(Ran|OK)' | paste -sd' ' -)"
+}
+run_test "the oracle catches lost, duplicated, invented and misnumbered dispatches (handcrafted journals)" test_oracle
+
+suite_preflight chaos.sh "${args[@]}"
+command -v "$PYTHON" >/dev/null || { echo "chaos.sh: $PYTHON is missing" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/lifecycled-chaos.XXXXXX")
+export CONTAINER_LOG_DIR=$work
+
+# --- what runs inside ----------------------------------------------------------------------------------------------
+
+# The crash loop's one run: the next line of the seeded plan says how long it lives and its exit status.
+write_loop_script() {
+    cat <<'EOF'
+#!/bin/bash
+n=$(($(cat /run/lc-chaos/loop.n 2>/dev/null || echo 0) + 1))
+echo "$n" >/run/lc-chaos/loop.n
+lines=$(wc -l </etc/lc-chaos/loop.plan)
+read -r secs code < <(sed -n "$(((n - 1) % lines + 1))p" /etc/lc-chaos/loop.plan)
+sleep "$secs"
+exit "$code"
+EOF
+}
+
+# The churn (churn.sh SEED): one loop per unit kind, each seeded from SEED, until /run/lc-chaos/stop-churn exists;
+# then it stops the long-running units and waits until no chaos unit runs. Every action is logged with its time.
+# A failing systemctl is logged, not fatal: around a daemon-reexec systemd may refuse or drop a call, and the truth
+# is what PID 1 logged anyway.
+write_churn_script() {
+    cat <<'EOF'
+#!/bin/bash
+set -u
+seed=$1
+dir=/run/lc-chaos
+say() { printf '%s %s\n' "$EPOCHREALTIME" "$*" >>"$dir/churn.log"; }
+# pause MIN_MS MAX_MS: a seeded random pause.
+pause() { local ms=$(($1 + RANDOM % ($2 - $1 + 1))); sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"; }
+running() { [[ ! -e $dir/stop-churn ]]; }
+act() { say "$*"; "$@" >/dev/null 2>&1 || say "failed (exit $?): $*"; }
+
+long() {
+    RANDOM=$((seed + 1))
+    local u=lc-chaos-long.service r
+    while running; do
+        pause 300 1500
+        r=$((RANDOM % 10))
+        if ((r < 3)); then act systemctl restart $u
+        elif ((r < 5)); then act systemctl stop $u
+        elif ((r < 7)); then act systemctl start $u
+        elif systemctl is-active --quiet $u; then act systemctl kill -s KILL $u
+        else act systemctl start $u
+        fi
+    done
+}
+
+app() {
+    RANDOM=$((seed + 2))
+    local u=lc-chaos-app.service r version=1
+    while running; do
+        pause 500 2000
+        r=$((RANDOM % 10))
+        if ((r < 2)); then
+            version=$((version + 1))
+            # A new file moved over the old one: the running process keeps its copy, the next start hashes the new.
+            printf '#!/bin/sh\n# version %d\nexec sleep infinity\n' "$version" >/etc/lc-chaos/app.new
+            chmod 0755 /etc/lc-chaos/app.new
+            mv /etc/lc-chaos/app.new /etc/lc-chaos/app
+            say "replaced /etc/lc-chaos/app: version $version"
+            act systemctl restart $u
+        elif ((r < 5)); then act systemctl restart $u
+        elif ((r < 7)); then act systemctl stop $u
+        else act systemctl start $u
+        fi
+    done
+}
+
+oneshot() {
+    RANDOM=$((seed + 3))
+    local code
+    while running; do
+        pause 200 1000
+        code=0
+        ((RANDOM % 4 == 0)) && code=3
+        echo "0.$((RANDOM % 3)) $code" >$dir/oneshot.next
+        if ((code == 0)); then
+            act systemctl start lc-chaos-oneshot.service
+        else
+            # systemctl reports the failed start it was asked for: not a failed command.
+            say "systemctl start lc-chaos-oneshot.service (told to exit 3)"
+            systemctl start lc-chaos-oneshot.service >/dev/null 2>&1
+        fi
+    done
+}
+
+transient() {
+    RANDOM=$((seed + 4))
+    local i=0 code
+    while running; do
+        pause 100 600
+        i=$((i + 1))
+        code=0
+        ((RANDOM % 5 == 0)) && code=2
+        act systemd-run --quiet --unit="lc-chaos-t-$i.service" /bin/sh -c "sleep 0.$((RANDOM % 4)); exit $code"
+    done
+    echo "$i" >$dir/transients
+}
+
+loop() {
+    RANDOM=$((seed + 5))
+    while running; do
+        pause 4000 10000
+        running || break
+        if ((RANDOM % 2)); then
+            act systemctl restart lc-chaos-loop.service
+        else
+            act systemctl stop lc-chaos-loop.service
+            pause 300 1000
+            act systemctl start lc-chaos-loop.service
+        fi
+    done
+}
+
+act systemctl start lc-chaos-loop.service
+long & app & oneshot & transient & loop &
+wait
+act systemctl stop lc-chaos-long.service lc-chaos-app.service lc-chaos-loop.service
+for ((i = 0; i < 300; i++)); do
+    [[ -z $(systemctl list-units --no-legend --plain --state=active,activating,deactivating 'lc-chaos-*') ]] && break
+    sleep 0.1
+done
+say "churn over: $(cat $dir/transients) transient units; still running: $(systemctl list-units --no-legend --plain --state=active,activating,deactivating 'lc-chaos-*' | wc -l)"
+EOF
+}
+
+# The disturbances (disturb.sh SEED KINDS): at seeded random moments 2.5-6 s apart, one of KINDS (comma-separated),
+# until /run/lc-chaos/stop-disturb exists; after each, waits until lifecycled is up again (a new process for a kill, a
+# restart or a stop; its bus name owned again after a restart of dbus). One line per disturbance in
+# disturbances.log: "START END KIND DETAIL", START and END in seconds since the epoch (the oracle reads it).
+write_disturb_script() {
+    cat <<'EOF'
+#!/bin/bash
+set -u
+RANDOM=$1
+IFS=, read -r -a kinds <<<"$2"
+dir=/run/lc-chaos
+unit=lifecycled.service
+note() { printf '%s %s\n' "$EPOCHREALTIME" "$*" >>"$dir/disturb-notes.log"; }
+pause() { local ms=$(($1 + RANDOM % ($2 - $1 + 1))); sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"; }
+main_pid() { systemctl show -p MainPID --value $unit; }
+# up OLD_PID: lifecycled active under another main process than OLD_PID ("" accepts any).
+up() {
+    local pid state
+    pid=$(main_pid)
+    state=$(systemctl show -p ActiveState --value $unit)
+    [[ $state == active && $pid != 0 && $pid != "$1" ]]
+}
+# wait_up OLD_PID: until up, 30 s at most. lifecycled's start limit (5 starts in 10 s) may stop systemd from
+# starting it again: then it is started by hand, and that is logged.
+wait_up() {
+    local i state
+    for ((i = 0; i < 300; i++)); do
+        up "$1" && return 0
+        state=$(systemctl show -p ActiveState --value $unit)
+        if [[ $state == failed || ($state == inactive && $i -gt 20) ]]; then
+            note "lifecycled $state ($(systemctl show -p Result --value $unit)): reset-failed and start"
+            systemctl reset-failed $unit
+            systemctl start $unit
+        fi
+        sleep 0.1
+    done
+    note "lifecycled not up within 30 s after a disturbance"
+    return 1
+}
+name_owned() {
+    [[ $(busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s \
+        org.lifecycled.Lifecycle1 2>/dev/null) == "b true" ]]
+}
+
+while [[ ! -e $dir/stop-disturb ]] && ((${#kinds[@]})); do
+    pause 2500 6000
+    [[ -e $dir/stop-disturb ]] && break
+    kind=${kinds[RANDOM % ${#kinds[@]}]}
+    start=$EPOCHREALTIME
+    old=$(main_pid)
+    detail="PID $old"
+    case $kind in
+        sigkill)
+            kill -KILL "$old" 2>/dev/null || detail+=" (already gone)"
+            if ((RANDOM % 4 == 0)); then
+                # Also the next process, as soon as it exists: lifecycled killed while loading and reconciling.
+                for ((i = 0; i < 2000; i++)); do
+                    pid=$(main_pid)
+                    if [[ $pid != 0 && $pid != "$old" ]]; then
+                        kill -KILL "$pid" && detail+=", then PID $pid during its start-up"
+                        old=$pid
+                        break
+                    fi
+                done
+            fi
+            wait_up "$old"
+            ;;
+        restart)
+            systemctl restart $unit || detail+=" (restart failed)"
+            wait_up "$old"
+            ;;
+        stop)
+            systemctl stop $unit || detail+=" (stop failed)"
+            ms=$((2000 + RANDOM % 3001))
+            detail+=", stopped for $ms ms"
+            sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+            systemctl start $unit || detail+=" (start failed)"
+            wait_up "$old"
+            ;;
+        reload)
+            systemctl daemon-reload || detail+=" (failed)"
+            wait_up ""
+            ;;
+        reexec)
+            systemctl daemon-reexec || detail+=" (failed)"
+            wait_up ""
+            ;;
+        dbus)
+            systemctl restart dbus.service || detail+=" (restart failed)"
+            for ((i = 0; i < 300; i++)); do
+                name_owned && break
+                sleep 0.1
+            done
+            name_owned || detail+=" (lifecycled did not own its bus name again within 30 s)"
+            wait_up ""
+            ;;
+    esac
+    printf '%s %s %s %s -> PID %s\n' "$start" "$EPOCHREALTIME" "$kind" "$detail" "$(main_pid)" >>"$dir/disturbances.log"
+    # Two starts in a row: give lifecycled's start limit room.
+    [[ $detail == *"start-up"* ]] && sleep 3
+done
+touch "$dir/disturbances.log"
+EOF
+}
+
+# --- one seed ------------------------------------------------------------------------------------------------------
+
+lifecycled_active() { [[ $(unit_prop lifecycled.service ActiveState) == active ]]; }
+
+# Copies the scripts and the seeded plans in; RANDOM is seeded by the caller.
+prepare_inside() {
+    local out=$1 i
+    write_loop_script >"$out/loop"
+    write_churn_script >"$out/churn.sh"
+    write_disturb_script >"$out/disturb.sh"
+    printf '#!/bin/sh\n# version 1\nexec sleep infinity\n' >"$out/app"
+    # 200 runs of the crash loop: 0.2-1.9 s each, one in five a clean exit (then the next run is a wake).
+    for ((i = 0; i < 200; i++)); do
+        printf '%d.%d %d\n' $((RANDOM % 2)) $((2 + RANDOM % 8)) $((RANDOM % 5 == 0 ? 0 : 1))
+    done >"$out/loop.plan"
+    c_copy "$out/loop" $INSIDE/loop 0755
+    c_copy "$out/churn.sh" $INSIDE/churn.sh 0755
+    c_copy "$out/disturb.sh" $INSIDE/disturb.sh 0755
+    c_copy "$out/app" $INSIDE/app 0755
+    c_copy "$out/loop.plan" $INSIDE/loop.plan
+    c_exec mkdir -p $RUN_INSIDE
+    c_exec sh -c "echo '0.1 0' >$RUN_INSIDE/oneshot.next"
+}
+
+# Prints a disturbance log's lines by kind, e.g. "sigkill 3, stop 2".
+disturbance_counts() {
+    awk '{ n[$3]++; all++ } END { printf "%d", all; for (k in n) printf "%s%s %d", (s++ ? ", " : ": "), k, n[k] }' "$1"
+}
+
+# chaos_run SEED: the chaos, the settle phase, the export and the oracle's verdict, for a booted container.
+chaos_run() {
+    local run_seed=$1 out=$work/seed-$1 churn_seed disturb_seed churn_pid disturb_pid started rc=0
+    mkdir -p "$out/states"
+    RANDOM=$run_seed
+    churn_seed=$RANDOM
+    disturb_seed=$RANDOM
+    prepare_inside "$out"
+
+    started=$SECONDS
+    c_exec $INSIDE/churn.sh "$churn_seed" >"$out/churn.out" 2>&1 &
+    churn_pid=$!
+    c_exec $INSIDE/disturb.sh "$disturb_seed" "$disturbances" >"$out/disturb.out" 2>&1 &
+    disturb_pid=$!
+    # If this test stops early, both loops must stop too (the container is powered off after it anyway).
+    trap 'c_exec touch '"$RUN_INSIDE/stop-disturb $RUN_INSIDE/stop-churn"' 2>/dev/null || true
+        wait '"$churn_pid $disturb_pid"' 2>/dev/null || true' EXIT
+    sleep "$CHAOS_SECONDS"
+
+    # Settle: disturbances off first (the last one finishes, lifecycled is up again), then the churn.
+    c_exec touch $RUN_INSIDE/stop-disturb
+    wait "$disturb_pid" || fail "the disturbance loop failed: $(cat "$out/disturb.out")"
+    if ! lifecycled_active; then
+        echo "  lifecycled was not active after the disturbances: reset-failed and start"
+        c_exec systemctl reset-failed lifecycled.service || true
+        c_exec systemctl start lifecycled.service
+    fi
+    c_exec touch $RUN_INSIDE/stop-churn
+    wait "$churn_pid" || fail "the churn failed: $(cat "$out/churn.out")"
+    trap - EXIT
+    printf '  chaos: %d s; settling\n' $((SECONDS - started))
+    # lifecycled handles what systemd tells it in order: once the marker's launch and sleep are out, it has caught up.
+    run_marker "lc-chaos-marker-$run_seed.service"
+    c_exec journalctl --sync
+
+    c_exec journalctl --no-pager -o json _PID=1 + SYSLOG_IDENTIFIER=lifecycled >"$out/journal.json"
+    c_exec tar -C $UNITS_DIR -cf - . | tar -C "$out/states" -xf -
+    c_exec cat $RUN_INSIDE/disturbances.log >"$out/disturbances.log"
+    c_exec sh -c "cat $RUN_INSIDE/disturb-notes.log 2>/dev/null; true" >"$out/disturb-notes.log"
+    c_exec cat $RUN_INSIDE/churn.log >"$out/churn.log"
+    printf '  disturbances: %s\n' "$(disturbance_counts "$out/disturbances.log")"
+    [[ ! -s $out/disturb-notes.log ]] || sed 's/^/  disturbance note: /' "$out/disturb-notes.log"
+    printf '  churn: %s actions, %s failed commands; %s\n' "$(grep -c . "$out/churn.log" || true)" \
+        "$(grep -c ' failed (exit' "$out/churn.log" || true)" "$(grep 'churn over' "$out/churn.log" | cut -d' ' -f2-)"
+
+    "$PYTHON" "$here/lib/chaos_oracle.py" --journal "$out/journal.json" --states "$out/states" \
+        --disturbances "$out/disturbances.log" >"$out/oracle.txt" 2>&1 || rc=$?
+    printf '  %s\n' "$(grep '^oracle: ' "$out/oracle.txt" || echo "the oracle printed no summary (exit $rc)")"
+    if ((rc != 0)); then
+        # Each violation with its evidence (PID 1's entries of the run, the dispatches, lifecycled's down times and
+        # the disturbances around it), cut at 150 lines; the whole report stays in the work directory.
+        grep -v '^oracle: ' "$out/oracle.txt" | head -n 150 | sed 's/^/  /' >&2
+        (($(wc -l <"$out/oracle.txt") <= 151)) || printf '  ... the whole report: %s\n' "$out/oracle.txt" >&2
+        fail "seed $run_seed: $(grep -c '^VIOLATION' "$out/oracle.txt" || true) violation(s); evidence in $out" \
+            "(journal.json, states/, disturbances.log, churn.log, oracle.txt); reproduce with CHAOS_SEED=$run_seed CHAOS_RUNS=1"
+    fi
+}
+
+# --- run -----------------------------------------------------------------------------------------------------------
+
+container_install_trap
+suite_started=$SECONDS
+seeds=()
+for ((n = 0; n < RUNS; n++)); do
+    seeds+=($((seed + n)))
+done
+echo "chaos: seed $seed, $RUNS run(s) (seeds ${seeds[*]}), $CHAOS_SECONDS s of chaos each," \
+    "disturbances: ${disturbances:-none}; reproduce one with CHAOS_SEED=N CHAOS_RUNS=1"
+results=()
+for run_seed in "${seeds[@]}"; do
+    echo "chaos: seed $run_seed"
+    run_started=$SECONDS
+    if ! container_boot "lc-chaos-$$-$run_seed" "$build_dir" --bind-ro="$repo:/opt/lifecycled-src" >/dev/null; then
+        run_test "seed $run_seed: the container boots" false
+        results+=("$run_seed:no-boot")
+        continue
+    fi
+    echo "container lc-chaos-$$-$run_seed booted in $CONTAINER_BOOT_SECONDS s"
+    # journald's own rate limit off and room for the whole run in /run: PID 1's entries are the evidence.
+    c_exec mkdir -p /etc/systemd/journald.conf.d
+    printf '[Journal]\nRateLimitIntervalSec=0\nRuntimeMaxUse=512M\n' |
+        c_exec_stdin install -m 0644 /dev/stdin /etc/systemd/journald.conf.d/50-chaos.conf
+    c_exec systemctl restart systemd-journald.service
+    copy_test_units
+    write_config "$CHAOS_CONFIG"
+    if ! install_out=$(install_inside 2>&1) || ! lifecycled_active; then
+        printf '%s\n' "$install_out" >"$work/install-$run_seed.log"
+        run_test "seed $run_seed: lifecycled installs and starts (log: $work/install-$run_seed.log)" false
+        results+=("$run_seed:no-install")
+        container_poweroff
+        continue
+    fi
+    before=$_tests_failed
+    run_test "seed $run_seed: $CHAOS_SECONDS s of unit churn and disturbances (${disturbances:-none}): every run PID 1 logged has one begin and one matching end, numbered 1..N in run order, nothing invented; counters, times and reconciled marks right" \
+        chaos_run "$run_seed"
+    container_poweroff
+    if ((_tests_failed == before)); then
+        results+=("$run_seed:pass")
+        [[ -n ${CHAOS_KEEP:-} ]] || rm -rf "$work/seed-$run_seed"
+    else
+        results+=("$run_seed:FAIL")
+    fi
+    echo "chaos: seed $run_seed took $((SECONDS - run_started)) s"
+done
+
+echo "runtime: $((SECONDS - suite_started)) s"
+echo "chaos: seeds ${results[*]}"
+if ((_tests_failed == 0)) && [[ -z ${CHAOS_KEEP:-} ]]; then # _tests_failed: from lib/assert.sh
+    rm -rf "$work"
+else
+    echo "console logs and evidence kept in $work"
+fi
+finish_tests # the last line: "N passed, N failed"

@@ -1,0 +1,676 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""The chaos suite's oracle: PID 1's own journal entries are the truth, lifecycled's dispatches and state files
+are checked against them.
+
+Usage:
+  chaos_oracle.py --journal FILE --states DIR [--units REGEX] [--disturbances FILE] [--tolerance SECONDS]
+
+  --journal       `journalctl -o json` output holding at least PID 1's entries (_PID=1) and lifecycled's
+                  (SYSLOG_IDENTIFIER=lifecycled), oldest first
+  --states        a copy of lifecycled's units directory (UNIT.json state files)
+  --units         the watched units to check (a Python regex matched against the whole name), default ^lc-chaos-.*
+  --disturbances  the chaos suite's disturbance log: "START END KIND DETAIL..." per line, START and END in seconds
+                  since the epoch (used to find quiet times and to annotate violations)
+  --tolerance     how far a dispatch's LIFECYCLE_TIME may be from PID 1's entry, default 0.5 s
+
+Prints every violation (class, unit, InvocationID, expected, found, the relevant journal lines), then a summary;
+exits 1 when there is any violation, 2 when the evidence itself is unusable, 0 otherwise.
+
+What is checked (only stdlib, so it runs wherever python3 does):
+
+A run is one InvocationID of a watched unit in PID 1's entries (_PID=1, UNIT=, INVOCATION_ID=). It reached start
+when PID 1 logged "Starting" (7d4958e8…) or "Started"/"Finished" (39f53479…) for it; its begin is the first of the
+two (a oneshot, a Type=notify or a failing start logs "Starting" when it enters activating; a quick Type=simple start
+logs only "Started", right when it becomes active). Its end is the first of "Failed with result" (d9b373ed…, UNIT_RESULT:
+a failure) and "Deactivated successfully" (7ad2d189…: a clean end), else "Stopped" (9d1aaa27…: a clean end); the
+run's last "Main process exited" (98e32220…) before its end gives EXIT_CODE and EXIT_STATUS. These are the entries
+PID 1 writes at the very state change lifecycled reads over D-Bus, so they also anchor LIFECYCLE_TIME.
+
+  lost-begin / duplicate-begin   (a) every run that reached start has exactly one launch or wake
+  lost-end / duplicate-end       (b) every run PID 1 ended has exactly one end dispatch ...
+  false-sleep / false-crash          ... of the matching kind: a sleep for a clean end, a crash notice for a failure,
+  crash-details                      the notice carrying UNIT_RESULT, EXIT_CODE and EXIT_STATUS as PID 1 logged them
+  invented                       (c) no dispatch for a run PID 1 never logged (or never logged a start, or never
+                                     ended), none without an InvocationID, no event other than launch/wake/sleep/crash
+  duplicate-sequence / sequence-gap / out-of-order
+                                 (d) each unit's LIFECYCLE_SEQUENCE values are exactly 1..N, and in sequence order
+                                     the dispatches follow the runs: begin of run k, its end, begin of run k+1, ...
+  counters                       (e) the state file's sequence and count_total_* equal the dispatches (launch,
+                                     launch+wake, sleep, launches that detected a crash) and PID 1's runs
+  time                           (f) LIFECYCLE_TIME within the tolerance of the PID 1 entry that marks the transition
+  premature                          no dispatch reached the journal before PID 1 logged the transition it stands for
+                                     (PID 1 logs a state change before it sends the signal lifecycled hears, so even a
+                                     live dispatch comes after; 50 ms of slack)
+  begin-kind                         a begin is a launch for the unit's first run, after a failed run and when the
+                                     version changed; otherwise a wake (default session_timeout of a day)
+  not-reconciled                 (g) a transition PID 1 logged while no lifecycled process existed (after PID 1 logged
+                                     the main process's exit and before it logged "Starting" the next one), or while
+                                     the bus daemon was down (after dbus.service's exit and before its "Started"),
+                                     is marked LIFECYCLE_RECONCILED=true. Only these windows are asserted: between
+                                     a new process's "Starting" and READY either marking is right.
+  falsely-reconciled                 a transition in a quiet time (lifecycled up for 2 s, no disturbance from 0.5 s
+                                     before its start to 2 s after its end) is not marked reconciled
+  evidence                       the journal must reach back to lifecycled's first "Tracking" entry, and hold PID 1's
+                                     entries at all; otherwise nothing can be judged
+"""
+
+import argparse
+import collections
+import datetime
+import json
+import os
+import re
+import sys
+
+# PID 1's entries about a run (systemd-dbus-notes.md section 5).
+STARTING = "7d4958e842da4a758f6c1cdc7b36dcc5"
+STARTED = "39f53479d3a045ac8e11786248231fbf"
+START_FAILED = "be02cf6855d2428ba40df7e9d022f03d"
+STOPPING = "de5b426a63be47a7b6ac3eaac82e2f6f"
+STOPPED = "9d1aaa27d60140bd96365438aad20286"
+SUCCESS = "7ad2d189f7e94e70a38c781354912448"
+FAILURE = "d9b373ed55a64feb8242e02dbe79a49c"
+PROCESS_EXIT = "98e322203f7a4ed290d09fe03c09fe15"
+RESTART_SCHEDULED = "5eb03494b6584870a536b337290809b3"
+PID1_NAMES = {
+    STARTING: "Starting", STARTED: "Started", START_FAILED: "Failed-to-start", STOPPING: "Stopping",
+    STOPPED: "Stopped", SUCCESS: "Deactivated-successfully", FAILURE: "Failed-with-result",
+    PROCESS_EXIT: "Main-process-exited", RESTART_SCHEDULED: "Restart-scheduled",
+}
+# lifecycled's own entry each time it starts tracking (docs/journal.md).
+TRACKING = "081be4c15c3f4ca9acd5f51507046ad0"
+BEGINS = ("launch", "wake")
+ENDS = ("sleep", "crash")
+# Quiet time: lifecycled up this long, and this far from any disturbance (seconds).
+QUIET_AFTER_UP = 2.0
+QUIET_BEFORE = 0.5
+QUIET_AFTER = 2.0
+# How much earlier than PID 1's entry a dispatch may reach the journal (clock reads of two processes).
+PREMATURE_SLACK_US = 50_000
+
+
+def field(entry, name):
+    """A journal field as a string: journalctl prints repeated fields as arrays and binary ones as byte arrays."""
+    value = entry.get(name)
+    if value is None:
+        return None
+    if isinstance(value, list):
+        if value and all(isinstance(b, int) for b in value):
+            return bytes(value).decode("utf-8", "replace")
+        value = value[0] if value else None
+        if isinstance(value, list):
+            return bytes(value).decode("utf-8", "replace")
+    return value if value is None else str(value)
+
+
+def fmt(us):
+    if us is None:
+        return "-"
+    t = datetime.datetime.fromtimestamp(us / 1e6, datetime.timezone.utc)
+    return t.strftime("%H:%M:%S.") + "%03d" % (t.microsecond // 1000)
+
+
+def parse_lifecycle_time(text):
+    """LIFECYCLE_TIME (RFC 3339, UTC, milliseconds) in microseconds since the epoch, None when unreadable."""
+    if not text:
+        return None
+    try:
+        t = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=datetime.timezone.utc)
+    return int(round(t.timestamp() * 1e6))
+
+
+class Entry:
+    """One journal entry, with its position in the export (the journal's own order)."""
+
+    def __init__(self, pos, raw):
+        self.pos = pos
+        self.raw = raw
+        self.id = field(raw, "MESSAGE_ID") or ""
+        self.pid = field(raw, "_PID")
+        self.message = field(raw, "MESSAGE") or ""
+        # When the sender logged it (PID 1 sends it), else when journald received it: under load journald may
+        # take its time, and the transition happened when PID 1 logged it.
+        ts = field(raw, "_SOURCE_REALTIME_TIMESTAMP") or field(raw, "__REALTIME_TIMESTAMP")
+        self.ts = int(ts) if ts and ts.isdigit() else None
+
+    def get(self, name):
+        return field(self.raw, name)
+
+
+class Run:
+    def __init__(self, unit, inv):
+        self.unit = unit
+        self.inv = inv
+        self.entries = []
+        self.begin = None
+        self.end = None
+        self.end_kind = None  # "sleep" or "crash"
+        self.exit = None  # the last "Main process exited" before the end
+        self.index = None  # position among the unit's runs that reached start
+
+    def finish(self):
+        for e in self.entries:
+            if self.begin is None and e.id in (STARTING, STARTED):
+                self.begin = e
+            if self.end is None and e.id in (SUCCESS, FAILURE):
+                self.end = e
+                self.end_kind = "crash" if e.id == FAILURE else "sleep"
+        if self.end is None:
+            stopped = [e for e in self.entries if e.id == STOPPED]
+            if stopped:
+                self.end, self.end_kind = stopped[0], "sleep"
+        if self.end is not None:
+            exits = [e for e in self.entries if e.id == PROCESS_EXIT and e.pos <= self.end.pos]
+            self.exit = exits[-1] if exits else None
+
+
+class Dispatch:
+    def __init__(self, entry):
+        self.entry = entry
+        self.unit = entry.get("LIFECYCLE_UNIT") or ""
+        self.event = entry.get("LIFECYCLE_EVENT") or ""
+        seq = entry.get("LIFECYCLE_SEQUENCE") or ""
+        self.seq = int(seq) if seq.isdigit() else None
+        self.inv = entry.get("LIFECYCLE_INVOCATION_ID") or ""
+        self.time_text = entry.get("LIFECYCLE_TIME") or ""
+        self.time = parse_lifecycle_time(self.time_text)
+        self.reconciled = entry.get("LIFECYCLE_RECONCILED") == "true"
+        self.version = entry.get("LIFECYCLE_VERSION")
+        self.crash_detected = entry.get("LIFECYCLE_DIDDETECTCRASH") == "true"
+
+    def line(self):
+        return "dispatch seq=%s %-6s inv=%s time=%s%s pid=%s journal=%s" % (
+            self.seq, self.event, self.inv or "-", self.time_text or "-",
+            " reconciled" if self.reconciled else "", self.entry.pid, fmt(self.entry.ts))
+
+
+def pid1_line(e):
+    extra = []
+    for name in ("JOB_TYPE", "JOB_RESULT", "UNIT_RESULT", "EXIT_CODE", "EXIT_STATUS", "N_RESTARTS"):
+        v = e.get(name)
+        if v:
+            extra.append("%s=%s" % (name, v))
+    return "PID 1 %s %-24s %s%s" % (fmt(e.ts), PID1_NAMES.get(e.id, e.id[:8]), e.message,
+                                    (" [" + " ".join(extra) + "]") if extra else "")
+
+
+class Oracle:
+    def __init__(self, entries, states, unit_re, disturbances, tolerance_us):
+        self.entries = entries
+        self.states = states
+        self.unit_re = unit_re
+        self.disturbances = disturbances
+        self.tolerance = tolerance_us
+        self.violations = []
+        self.notes = []
+
+    # --- evidence ------------------------------------------------------------------------------------------------
+
+    def collect(self):
+        self.runs = collections.OrderedDict()  # (unit, inv) -> Run, in the order of their first entry
+        self.dispatches = []
+        self.tracking = []
+        self.lifecycled_pid1 = []
+        self.dbus_pid1 = []
+        for e in self.entries:
+            if e.pid == "1":
+                unit = e.get("UNIT")
+                inv = e.get("INVOCATION_ID")
+                if unit == "lifecycled.service":
+                    self.lifecycled_pid1.append(e)
+                elif unit == "dbus.service":
+                    self.dbus_pid1.append(e)
+                if unit and inv and self.unit_re.fullmatch(unit):
+                    run = self.runs.get((unit, inv))
+                    if run is None:
+                        run = self.runs[(unit, inv)] = Run(unit, inv)
+                    run.entries.append(e)
+            elif e.get("SYSLOG_IDENTIFIER") == "lifecycled" and e.get("_UID") in (None, "0"):
+                if e.get("LIFECYCLE_EVENT") is not None:
+                    d = Dispatch(e)
+                    if self.unit_re.fullmatch(d.unit):
+                        self.dispatches.append(d)
+                elif e.id == TRACKING:
+                    self.tracking.append(e)
+        self.by_unit = collections.defaultdict(list)
+        for run in self.runs.values():
+            run.finish()
+        started = [r for r in self.runs.values() if r.begin is not None]
+        started.sort(key=lambda r: r.begin.pos)
+        for run in started:
+            run.index = len(self.by_unit[run.unit])
+            self.by_unit[run.unit].append(run)
+        self.disp_by_run = collections.defaultdict(list)
+        self.disp_by_unit = collections.defaultdict(list)
+        for d in self.dispatches:
+            self.disp_by_run[(d.unit, d.inv)].append(d)
+            self.disp_by_unit[d.unit].append(d)
+
+    def evidence_ok(self):
+        if not self.tracking:
+            self.violate("evidence", "-", "-", "lifecycled's first 'Tracking' entry (MESSAGE_ID=%s) in the journal"
+                         % TRACKING, "none: the export is cut, or lifecycled never started", [])
+            return False
+        if not any(e.pid == "1" for e in self.entries):
+            self.violate("evidence", "-", "-", "PID 1's entries in the export", "none", [])
+            return False
+        return True
+
+    # --- windows -------------------------------------------------------------------------------------------------
+
+    def windows(self, pid1_entries, opens, closes):
+        """Stretches of PID 1's log (as entry positions) from an entry in `opens` to the next in `closes`."""
+        out, start = [], None
+        for e in pid1_entries:
+            if start is None and e.id in opens:
+                start = e
+            elif start is not None and e.id in closes:
+                out.append((start, e))
+                start = None
+        if start is not None:
+            out.append((start, None))
+        return out
+
+    def compute_windows(self):
+        gone = (PROCESS_EXIT, SUCCESS, FAILURE)
+        # No lifecycled process: from PID 1 logging the main process's exit (or the unit's clean or failed end) to
+        # PID 1 logging the next start of it.
+        self.down = self.windows(self.lifecycled_pid1, gone, (STARTING, STARTED))
+        # The bus daemon gone: lifecycled cannot hear systemd until it is back.
+        self.bus_down = self.windows(self.dbus_pid1, gone, (STARTED,))
+        # lifecycled ready (PID 1 logs "Started" at READY=1) to the next exit.
+        self.up = self.windows(self.lifecycled_pid1, (STARTED,), gone)
+
+    def in_window(self, e, windows):
+        for start, end in windows:
+            if start.pos < e.pos and (end is None or e.pos < end.pos):
+                return (start, end)
+        return None
+
+    def quiet(self, e):
+        if e.ts is None:
+            return False
+        if not any(s.pos < e.pos and (end is None or e.pos < end.pos) and e.ts - s.ts >= QUIET_AFTER_UP * 1e6
+                   for s, end in self.up):
+            return False
+        t = e.ts / 1e6
+        for start, end, _kind, _detail in self.disturbances:
+            if start - QUIET_BEFORE <= t <= end + QUIET_AFTER:
+                return False
+        return True
+
+    def near_disturbances(self, ts):
+        if ts is None:
+            return []
+        t = ts / 1e6
+        out = []
+        for start, end, kind, detail in self.disturbances:
+            if start - 3 <= t <= end + 3:
+                out.append("disturbance %s-%s %s %s (transition %+.3f s from its start)"
+                           % (fmt(start * 1e6), fmt(end * 1e6), kind, detail, t - start))
+        return out
+
+    def window_lines(self, e):
+        lines = []
+        if e is None:
+            return lines
+        w = self.in_window(e, self.down)
+        if w:
+            lines.append("lifecycled down (no process) from PID 1's %s at %s to its %s at %s" % (
+                PID1_NAMES.get(w[0].id), fmt(w[0].ts), PID1_NAMES.get(w[1].id) if w[1] else "end",
+                fmt(w[1].ts) if w[1] else "-"))
+        w = self.in_window(e, self.bus_down)
+        if w:
+            lines.append("dbus.service down from %s to %s" % (fmt(w[0].ts), fmt(w[1].ts) if w[1] else "end"))
+        return lines + self.near_disturbances(e.ts)
+
+    # --- reporting -----------------------------------------------------------------------------------------------
+
+    def violate(self, kind, unit, inv, expected, found, lines):
+        self.violations.append((kind, unit, inv, expected, found, lines))
+
+    def run_lines(self, run, extra=()):
+        lines = []
+        for e in run.entries if run else []:
+            line = pid1_line(e)
+            # PID 1 repeats some warnings (a cgroup it cannot kill inside the container): one line with a count.
+            if lines and lines[-1][0] == line:
+                lines[-1][1] += 1
+            else:
+                lines.append([line, 1])
+        lines = [line if n == 1 else "%s (x%d)" % (line, n) for line, n in lines]
+        if run:
+            lines += [d.line() for d in sorted(self.disp_by_run.get((run.unit, run.inv), []),
+                                                key=lambda d: (d.seq or 0, d.entry.pos))]
+        lines += list(extra)
+        if run:
+            lines += self.window_lines(run.begin or (run.entries[0] if run.entries else None))
+            if run.end is not None and run.end is not run.begin:
+                for line in self.window_lines(run.end):
+                    if line not in lines:
+                        lines.append(line)
+        return lines
+
+    # --- checks --------------------------------------------------------------------------------------------------
+
+    def check_runs(self):
+        for run in self.runs.values():
+            disp = self.disp_by_run.get((run.unit, run.inv), [])
+            begins = [d for d in disp if d.event in BEGINS]
+            ends = [d for d in disp if d.event in ENDS]
+            others = [d for d in disp if d.event not in BEGINS + ENDS]
+            if run.begin is None:
+                if disp:
+                    self.violate("invented", run.unit, run.inv, "no dispatch: PID 1 logged no start of this run",
+                                 "%d dispatch(es)" % len(disp), self.run_lines(run))
+                continue
+            if not begins:
+                self.violate("lost-begin", run.unit, run.inv, "one launch or wake",
+                             "none", self.run_lines(run))
+            elif len(begins) > 1:
+                self.violate("duplicate-begin", run.unit, run.inv, "one launch or wake",
+                             "%d: sequences %s" % (len(begins), ",".join(str(d.seq) for d in begins)),
+                             self.run_lines(run))
+            if run.end is None:
+                if ends:
+                    self.violate("invented", run.unit, run.inv, "no end dispatch: PID 1 never logged this run's end",
+                                 ", ".join("%s seq %s" % (d.event, d.seq) for d in ends), self.run_lines(run))
+            else:
+                kind = run.end_kind
+                match = [d for d in ends if d.event == kind]
+                wrong = [d for d in ends if d.event != kind]
+                what = ("a sleep (PID 1: %s)" % PID1_NAMES[run.end.id] if kind == "sleep" else
+                        "a crash notice (PID 1: Failed with result '%s')" % run.end.get("UNIT_RESULT"))
+                if wrong:
+                    self.violate("false-sleep" if kind == "crash" else "false-crash", run.unit, run.inv, what,
+                                 ", ".join("%s seq %s" % (d.event, d.seq) for d in wrong), self.run_lines(run))
+                if not ends:
+                    self.violate("lost-end", run.unit, run.inv, what, "none", self.run_lines(run))
+                elif len(ends) > 1:
+                    self.violate("duplicate-end", run.unit, run.inv, what + ", once",
+                                 "%d: %s" % (len(ends), ", ".join("%s seq %s" % (d.event, d.seq) for d in ends)),
+                                 self.run_lines(run))
+                if kind == "crash":
+                    for d in match:
+                        self.check_crash_details(run, d)
+            for d in others:
+                self.violate("invented", run.unit, run.inv, "only launch, wake, sleep and crash",
+                             "event '%s' seq %s" % (d.event, d.seq), self.run_lines(run))
+            self.check_times(run, begins, [d for d in ends if d.event == run.end_kind] if run.end else [])
+            self.check_premature(run, begins, ends if run.end else [])
+            self.check_reconciled(run, begins, ends)
+
+    def check_crash_details(self, run, d):
+        want = {"LIFECYCLE_UNIT_RESULT": run.end.get("UNIT_RESULT")}
+        if run.exit is not None:
+            want["LIFECYCLE_EXIT_CODE"] = run.exit.get("EXIT_CODE")
+            want["LIFECYCLE_EXIT_STATUS"] = run.exit.get("EXIT_STATUS")
+        bad = ["%s=%s (PID 1: %s)" % (k, d.entry.get(k), v) for k, v in want.items()
+               if v is not None and d.entry.get(k) != v]
+        if bad:
+            self.violate("crash-details", run.unit, run.inv,
+                         "the crash notice carrying " + ", ".join("%s=%s" % kv for kv in want.items()),
+                         "seq %s: %s" % (d.seq, "; ".join(bad)), self.run_lines(run))
+
+    def check_times(self, run, begins, ends):
+        for d, anchor, what in [(d, run.begin, "begin") for d in begins] + [(d, run.end, "end") for d in ends]:
+            if d.time is None:
+                self.violate("time", run.unit, run.inv, "a readable LIFECYCLE_TIME on the %s" % what,
+                             "'%s' on seq %s" % (d.time_text, d.seq), self.run_lines(run))
+            elif anchor.ts is not None and abs(d.time - anchor.ts) > self.tolerance:
+                self.violate("time", run.unit, run.inv,
+                             "the %s's LIFECYCLE_TIME within %.1f s of PID 1's %s at %s" % (
+                                 what, self.tolerance / 1e6, PID1_NAMES[anchor.id], fmt(anchor.ts)),
+                             "%s %s seq %s: %s, %+.3f s" % (d.event, what, d.seq, d.time_text,
+                                                            (d.time - anchor.ts) / 1e6), self.run_lines(run))
+
+    def check_premature(self, run, begins, ends):
+        for d, anchor, what in [(d, run.begin, "begin") for d in begins] + [(d, run.end, "end") for d in ends]:
+            if anchor.ts is not None and d.entry.ts is not None and d.entry.ts < anchor.ts - PREMATURE_SLACK_US:
+                self.violate("premature", run.unit, run.inv,
+                             "the %s dispatched after PID 1 logged it (%s at %s)" % (
+                                 what, PID1_NAMES[anchor.id], fmt(anchor.ts)),
+                             "%s seq %s in the journal at %s, %.3f s before" % (
+                                 d.event, d.seq, fmt(d.entry.ts), (anchor.ts - d.entry.ts) / 1e6),
+                             self.run_lines(run))
+
+    def check_reconciled(self, run, begins, ends):
+        for anchor, disp, what in ((run.begin, begins, "begin"), (run.end, ends, "end")):
+            if anchor is None or not disp:
+                continue
+            down = self.in_window(anchor, self.down)
+            bus = self.in_window(anchor, self.bus_down)
+            if down or bus:
+                for d in disp:
+                    if not d.reconciled:
+                        reason = ("no lifecycled process existed" if down else "the bus daemon was down")
+                        self.violate("not-reconciled", run.unit, run.inv,
+                                     "LIFECYCLE_RECONCILED=true on the %s: PID 1 logged it (%s at %s) while %s"
+                                     % (what, PID1_NAMES[anchor.id], fmt(anchor.ts), reason),
+                                     "%s seq %s without it" % (d.event, d.seq), self.run_lines(run))
+            elif self.quiet(anchor):
+                for d in disp:
+                    if d.reconciled:
+                        self.violate("falsely-reconciled", run.unit, run.inv,
+                                     "a live %s: PID 1 logged it (%s at %s) while lifecycled had been up for %.0f s "
+                                     "or more, far from any disturbance" % (what, PID1_NAMES[anchor.id],
+                                                                            fmt(anchor.ts), QUIET_AFTER_UP),
+                                     "%s seq %s marked LIFECYCLE_RECONCILED=true" % (d.event, d.seq),
+                                     self.run_lines(run))
+
+    def check_unknown_runs(self):
+        for (unit, inv), disp in self.disp_by_run.items():
+            if (unit, inv) in self.runs:
+                continue
+            lines = [d.line() for d in disp]
+            for d in disp:
+                lines += [x for x in self.near_disturbances(d.time) if x not in lines]
+            self.violate("invented", unit, inv or "-",
+                         "no dispatch: PID 1 never logged this run" if inv else "an InvocationID on every dispatch",
+                         ", ".join("%s seq %s" % (d.event, d.seq) for d in disp), lines)
+
+    def check_sequences(self):
+        units = set(self.disp_by_unit) | set(self.by_unit)
+        for unit in sorted(units):
+            disp = self.disp_by_unit.get(unit, [])
+            listing = ["  " + d.line() for d in sorted(disp, key=lambda d: (d.seq or 0, d.entry.pos))]
+            seqs = [d.seq for d in disp]
+            if None in seqs:
+                self.violate("sequence-gap", unit, "-", "a LIFECYCLE_SEQUENCE on every dispatch",
+                             "%d without" % seqs.count(None), listing)
+            seqs = [s for s in seqs if s is not None]
+            counts = collections.Counter(seqs)
+            dups = sorted(s for s, n in counts.items() if n > 1)
+            if dups:
+                self.violate("duplicate-sequence", unit, "-", "each sequence number once",
+                             ", ".join("%d x%d" % (s, counts[s]) for s in dups), listing)
+            n = max(seqs) if seqs else 0
+            missing = [s for s in range(1, n + 1) if s not in counts]
+            if missing or any(s < 1 for s in seqs):
+                self.violate("sequence-gap", unit, "-", "sequences 1..%d" % n,
+                             "missing %s" % ",".join(map(str, missing)) if missing else "numbers below 1", listing)
+            # Run order: in sequence order, begin of run k, end of run k, begin of run k+1, ...
+            last, last_d = None, None
+            for d in sorted(disp, key=lambda d: (d.seq or 0, d.entry.pos)):
+                run = self.runs.get((unit, d.inv))
+                if run is None or run.index is None or d.event not in BEGINS + ENDS:
+                    continue
+                key = (run.index, 0 if d.event in BEGINS else 1)
+                if last is not None and key < last:
+                    self.violate("out-of-order", unit, d.inv,
+                                 "sequence order to follow the runs (begin of run k, its end, begin of run k+1)",
+                                 "seq %s (%s of run #%d) after seq %s (%s of run #%d)" % (
+                                     d.seq, d.event, run.index + 1, last_d.seq, last_d.event, last[0] + 1),
+                                 listing)
+                last, last_d = key, d
+            self.check_begin_kinds(unit)
+            self.check_counters(unit, disp)
+
+    def check_begin_kinds(self, unit):
+        prev_run, prev_begin = None, None
+        for run in self.by_unit.get(unit, []):
+            begins = [d for d in self.disp_by_run.get((unit, run.inv), []) if d.event in BEGINS]
+            if len(begins) != 1:
+                prev_run, prev_begin = run, None
+                continue
+            d = begins[0]
+            if prev_run is None:
+                want, why = "launch", "the unit's first run"
+            elif prev_run.end_kind == "crash":
+                want, why = "launch", "the previous run %s failed (%s)" % (prev_run.inv,
+                                                                          prev_run.end.get("UNIT_RESULT"))
+            elif prev_run.end_kind is None:
+                want, why = "launch", "the previous run %s has no end in PID 1's log" % prev_run.inv
+            else:
+                want, why = "wake", "the previous run %s ended cleanly" % prev_run.inv
+            if d.event != want:
+                changed = (prev_begin is not None and d.version is not None and prev_begin.version is not None
+                           and d.version != prev_begin.version)
+                if not (want == "wake" and changed):
+                    self.violate("begin-kind", unit, run.inv, "a %s: %s" % (want, why),
+                                 "a %s, seq %s (version %s, previous begin's %s)" % (
+                                     d.event, d.seq, d.version, prev_begin.version if prev_begin else "-"),
+                                 self.run_lines(run) + ["previous run:"] + self.run_lines(prev_run))
+            prev_run, prev_begin = run, d
+
+    def check_counters(self, unit, disp):
+        state = self.states.get(unit)
+        runs = self.by_unit.get(unit, [])
+        unique = {}
+        for d in disp:
+            if d.seq is not None:
+                unique.setdefault(d.seq, d)
+        if state is None:
+            if disp:
+                self.violate("counters", unit, "-", "a state file", "none, with %d dispatches" % len(disp), [])
+            return
+        st = state.get("state", {})
+        launches = sum(1 for d in unique.values() if d.event == "launch")
+        wakes = sum(1 for d in unique.values() if d.event == "wake")
+        sleeps = sum(1 for d in unique.values() if d.event == "sleep")
+        detected = sum(1 for d in unique.values() if d.event == "launch" and d.crash_detected)
+        checks = [
+            ("sequence", state.get("sequence"), max(unique) if unique else 0, "the last LIFECYCLE_SEQUENCE"),
+            ("count_total_launch", st.get("count_total_launch"), launches, "launch dispatches"),
+            ("count_total_wake", st.get("count_total_wake"), launches + wakes, "launch + wake dispatches"),
+            ("count_total_sleep", st.get("count_total_sleep"), sleeps, "sleep dispatches"),
+            ("count_total_crash", st.get("count_total_crash"), detected, "launches with LIFECYCLE_DIDDETECTCRASH"),
+            ("count_total_wake", st.get("count_total_wake"), len(runs), "runs PID 1 started"),
+            ("count_total_sleep", st.get("count_total_sleep"),
+             sum(1 for r in runs if r.end_kind == "sleep"), "clean ends PID 1 logged"),
+            ("count_total_crash", st.get("count_total_crash"),
+             sum(1 for a, b in zip(runs, runs[1:]) if a.end_kind == "crash"), "failed runs PID 1 started again"),
+        ]
+        bad = ["%s=%s, expected %s (%s)" % (name, got, want, why) for name, got, want, why in checks if got != want]
+        if bad:
+            self.violate("counters", unit, "-", "the state file to equal the dispatches and PID 1's runs",
+                         "; ".join(bad), ["state file: " + json.dumps(
+                             {"sequence": state.get("sequence"),
+                              **{k: v for k, v in st.items() if k.startswith("count_total")}}, sort_keys=True)])
+
+    # --- all -----------------------------------------------------------------------------------------------------
+
+    def run(self):
+        self.collect()
+        if not self.evidence_ok():
+            return
+        self.compute_windows()
+        self.check_runs()
+        self.check_unknown_runs()
+        self.check_sequences()
+
+    def report(self, out):
+        order = ["evidence", "lost-begin", "lost-end", "duplicate-begin", "duplicate-end", "false-sleep",
+                 "false-crash", "invented", "duplicate-sequence", "sequence-gap", "out-of-order", "counters",
+                 "crash-details", "begin-kind", "premature", "time", "not-reconciled", "falsely-reconciled"]
+        self.violations.sort(key=lambda v: (order.index(v[0]) if v[0] in order else 99, v[1], v[2]))
+        for kind, unit, inv, expected, found, lines in self.violations:
+            out.write("VIOLATION %s: %s run %s: expected %s; found %s\n" % (kind, unit, inv, expected, found))
+            for line in lines[:40]:
+                out.write("    %s\n" % line)
+            if len(lines) > 40:
+                out.write("    ... %d more lines\n" % (len(lines) - 40))
+        by_kind = collections.Counter(v[0] for v in self.violations)
+        runs = [r for r in self.runs.values() if r.begin is not None] if hasattr(self, "runs") else []
+        out.write("oracle: %d runs of %d units (%d failed), %d dispatches (%d reconciled), %d lifecycled down "
+                  "windows, %d bus down windows, %d disturbances; %d violation(s)%s\n" % (
+                      len(runs), len({r.unit for r in runs}), sum(1 for r in runs if r.end_kind == "crash"),
+                      len(getattr(self, "dispatches", [])),
+                      sum(1 for d in getattr(self, "dispatches", []) if d.reconciled),
+                      len(getattr(self, "down", [])), len(getattr(self, "bus_down", [])), len(self.disturbances),
+                      len(self.violations),
+                      (": " + ", ".join("%s %d" % (k, n) for k, n in sorted(by_kind.items()))) if by_kind else ""))
+
+
+def load_journal(path):
+    entries = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                raw = json.loads(line)
+            except ValueError:
+                continue  # journalctl never writes a partial line; a stray one is not evidence
+            entries.append(Entry(len(entries), raw))
+    return entries
+
+
+def load_states(directory):
+    states = {}
+    if not directory or not os.path.isdir(directory):
+        return states
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(directory, name), encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            continue
+        unit = data.get("unit") or name[:-len(".json")]
+        states[unit] = data
+    return states
+
+
+def load_disturbances(path):
+    out = []
+    if not path:
+        return out
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.split(None, 3)
+            if len(parts) < 3:
+                continue
+            try:
+                out.append((float(parts[0]), float(parts[1]), parts[2], parts[3].strip() if len(parts) > 3 else ""))
+            except ValueError:
+                continue
+    return out
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--journal", required=True)
+    p.add_argument("--states", required=True)
+    p.add_argument("--units", default=r"lc-chaos-.*")
+    p.add_argument("--disturbances")
+    p.add_argument("--tolerance", type=float, default=0.5)
+    args = p.parse_args(argv)
+    oracle = Oracle(load_journal(args.journal), load_states(args.states), re.compile(args.units),
+                    load_disturbances(args.disturbances), int(args.tolerance * 1e6))
+    oracle.run()
+    oracle.report(sys.stdout)
+    if any(v[0] == "evidence" for v in oracle.violations):
+        return 2
+    return 1 if oracle.violations else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
