@@ -34,23 +34,26 @@ struct GlobalOptions: ParsableArguments {
         var stateDirectory: String
         /// The zone of the local-calendar data points.
         var timeZone: TimeZone
+        /// When failures make a crash loop: the configuration's, else the defaults.
+        var crashLoop = CrashLoopRule()
     }
 
     /// Combines the options with the configuration, reading the configuration only when it is needed.
     ///
-    /// The configuration is read when `--config` is given, when `--state-directory` is not, or when the time zone
-    /// matters and `zone` is nil; so `lifecyclectl status --state-directory DIR` works even if
+    /// The configuration is read when `--config` is given, when `--state-directory` is not, when the time zone
+    /// matters and `zone` is nil, or when the crash-loop rule matters; so `lifecyclectl status --state-directory DIR` works even if
     /// `/etc/lifecycled/lifecycled.json` is broken or unreadable. `$STATE_DIRECTORY` is deliberately ignored: in a
     /// shell it is unset, and in another service it names that service's own directory.
     ///
     /// - Parameters:
     ///   - zone: a time zone given on the command line, which wins over the configuration's.
     ///   - needsTimeZone: false when no output depends on the zone.
+    ///   - needsCrashLoop: true when the output tells crash-looping units apart.
     /// - Returns: the state directory and the zone: `zone`, else the configuration's `time_zone`, else the machine's.
     /// - Throws: `ExitCode.failure` after reporting an unreadable or invalid configuration.
-    func select(timeZone zone: TimeZone? = nil, needsTimeZone: Bool) throws -> Selection {
+    func select(timeZone zone: TimeZone? = nil, needsTimeZone: Bool, needsCrashLoop: Bool = false) throws -> Selection {
         var configuration: LifecycleConfiguration?
-        if config != nil || stateDirectory == nil || (needsTimeZone && zone == nil) {
+        if config != nil || stateDirectory == nil || (needsTimeZone && zone == nil) || needsCrashLoop {
             do {
                 configuration = try ConfigLoader(path: config).load()
             } catch {
@@ -60,7 +63,8 @@ struct GlobalOptions: ParsableArguments {
         return Selection(
             stateDirectory: stateDirectory ?? configuration?.stateDirectory
                 ?? LifecycleConfiguration.defaultStateDirectory,
-            timeZone: (configuration ?? LifecycleConfiguration()).localTimeZone(overriding: zone)
+            timeZone: (configuration ?? LifecycleConfiguration()).localTimeZone(overriding: zone),
+            crashLoop: configuration?.crashLoop ?? CrashLoopRule()
         )
     }
 }
