@@ -45,7 +45,7 @@ struct Show: ParsableCommand {
         if let warning = warnings.first {
             throw reportFailure("\(warning.path): cannot be read (\(warning.reason)).")
         }
-        guard let record = loaded else { throw reportNoSuchUnit(name) }
+        guard let record = loaded else { throw reportNoSuchUnit(name, known: (try? store.unitNames()) ?? []) }
 
         let now = Terminal.now
         let output =

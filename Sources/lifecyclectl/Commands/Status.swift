@@ -29,8 +29,9 @@ struct Status: ParsableCommand {
             the last run's. VERSION is shortened to 12 digits when it is a digest.
 
             Whether lifecycled runs is read from /proc, without D-Bus. Colours are used only when standard output is \
-            a terminal and NO_COLOR is not set.
-            """
+            a terminal and NO_COLOR is not set. "list" and "list-units" are other names of this command.
+            """,
+        aliases: ["list", "list-units"]
     )
 
     @OptionGroup var options: GlobalOptions
@@ -87,7 +88,7 @@ struct Status: ParsableCommand {
         try Terminal.write(output)
         let missing = filter.missingNames(in: contents.records)
         guard missing.isEmpty else {
-            for name in missing { _ = reportNoSuchUnit(name) }
+            for name in missing { _ = reportNoSuchUnit(name, known: contents.records.map(\.unit)) }
             throw ExitCode.noSuchUnit
         }
     }
