@@ -26,10 +26,10 @@ struct Lifecycled: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The configuration file (default: /etc/lifecycled/lifecycled.json).", valueName: "file"))
     var config: String?
 
-    @Flag(name: .long, help: "Validate the configuration and exit.")
+    @Flag(name: .long, help: "Validate the configuration, list the files read and where each key came from, and exit.")
     var checkConfig = false
 
-    @Option(name: .long, help: ArgumentHelp("The state directory (default: $STATE_DIRECTORY, else the configuration's).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The state directory (default: the configuration's state_directory).", valueName: "dir"))
     var stateDirectory: String?
 
     @Flag(name: .long, help: "Watch the calling user's service manager instead of the system's.")
@@ -43,15 +43,12 @@ struct Lifecycled: AsyncParsableCommand {
     }
 
     mutating func run() async throws {
+        if checkConfig { return try ConfigCheck(path: config).run() }
         let configuration: LifecycleConfiguration
         do {
             configuration = try ConfigLoader(path: config).load()
         } catch {
             throw fail("\(error)")
-        }
-        if checkConfig {
-            print("\(config ?? ConfigLoader.defaultPath): valid; watching \(configuration.patterns)")
-            return
         }
         let level = Logger.Level(rawValue: configuration.logLevel.rawValue) ?? .info
         LoggingSystem.bootstrap { StderrLogHandler(label: $0, logLevel: level) }

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import Foundation
+import LifecycleEngine
 import LifecycleStorage
 import Testing
 
@@ -111,8 +112,7 @@ struct CommandTests {
               --config <file>         The lifecycled configuration file. The default,
                                       /etc/lifecycled/lifecycled.json, may be missing.
               --state-directory <dir> The state directory. The default is the
-                                      configuration's state_directory, else
-                                      /var/lib/lifecycled.
+                                      configuration's state_directory, as for lifecycled.
               --json                  Print one JSON object instead of text.
               --timezone <zone>       The IANA time zone of the local data points. The
                                       default is the configuration's, else the machine's.
@@ -121,5 +121,18 @@ struct CommandTests {
 
             """
         #expect(LifecycleCtl.helpMessage(for: Show.self, columns: 80) == expected)
+    }
+
+    @Test("a drop-in with bad JSON is a warning for status and show: the other files still apply")
+    func brokenDropIn() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write(#"{"state_directory": "\#(directory.path)/state", "crash_loop_crashes": 5}"#, to: "c.json")
+        try directory.write("{not json", to: "c.json.d/50-broken.json")
+        try StateStore(directory: directory.path + "/state").save(Fixtures.nginx)
+        let options = try GlobalOptions.parse(["--config", directory.path + "/c.json"])
+        let selection = try options.select(needsTimeZone: false, needsCrashLoop: true)
+        #expect(selection.stateDirectory == directory.path + "/state")
+        #expect(selection.crashLoop.crashes == 5)
+        #expect(exitStatus(["show", "--config", directory.path + "/c.json", "--timezone", "UTC", "nginx"]) == nil)
     }
 }
