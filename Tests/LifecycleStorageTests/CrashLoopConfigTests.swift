@@ -23,8 +23,14 @@ struct CrashLoopConfigTests {
         "bad values are refused, naming the key",
         arguments: [
             (#"{"crash_loop_crashes": 0}"#, "crash_loop_crashes: 0 is out of range (expected an integer from 1 to 20)"),
-            (#"{"crash_loop_crashes": 21}"#, "crash_loop_crashes: 21 is out of range (expected an integer from 1 to 20)"),
-            (#"{"crash_loop_minutes": "10"}"#, "crash_loop_minutes: expected an integer from 1 to 153722867280912, found a string"),
+            (
+                #"{"crash_loop_crashes": 21}"#,
+                "crash_loop_crashes: 21 is out of range (expected an integer from 1 to 20)"
+            ),
+            (
+                #"{"crash_loop_minutes": "10"}"#,
+                "crash_loop_minutes: expected an integer from 1 to 153722867280912, found a string"
+            ),
             (#"{"crash_loop_minute": 10}"#, "crash_loop_minute: unknown key (did you mean \"crash_loop_minutes\"?)"),
         ]
     )

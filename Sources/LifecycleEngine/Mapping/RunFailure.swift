@@ -5,7 +5,8 @@
 /// Its text follows PID 1's own log line "Main process exited, code=killed, status=9/KILL": an exit status is a
 /// number (`7`), a signal is its number and name (`9/KILL`).
 public struct RunFailure: Sendable, Hashable, Codable {
-    /// systemd's `Result`: `exit-code`, `signal`, `core-dump`, `timeout`, `watchdog`, `oom-kill`, `start-limit-hit`, …
+    /// systemd's `Result`: `exit-code`, `signal`, `core-dump`, `timeout`, `watchdog`, `oom-kill`, `start-limit-hit`,
+    /// …
     public var result: String
     /// How the main process ended, as PID 1 spells it in `EXIT_CODE=`: `exited`, `killed` or `dumped`; nil when
     /// there was no main process (e.g. a start-limit hit or a timeout before it started).
