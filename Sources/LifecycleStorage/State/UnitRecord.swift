@@ -70,8 +70,13 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     /// Notes a crash notice: it is the last failure, and its time joins the recent crashes (the oldest beyond
     /// ``recentCrashLimit`` are forgotten).
     public mutating func noteCrash(_ notice: Dispatch) {
-        lastFailure = RunFailure(crashNotice: notice) ?? RunFailure(result: "unknown", time: notice.time)
-        recentCrashes.append(notice.time)
+        noteFailure(RunFailure(crashNotice: notice) ?? RunFailure(result: "unknown", time: notice.time))
+    }
+
+    /// Notes a failed run: the last failure, and its time among the recent crashes.
+    public mutating func noteFailure(_ failure: RunFailure) {
+        lastFailure = failure
+        recentCrashes.append(failure.time)
         if recentCrashes.count > Self.recentCrashLimit {
             recentCrashes.removeFirst(recentCrashes.count - Self.recentCrashLimit)
         }
