@@ -42,6 +42,13 @@ struct CommandLineHabitsTests {
         #expect(try (parse(["list", "a", "b*"]) as? Status)?.patterns == ["a", "b*"])
     }
 
+    @Test("--no-pager is accepted by every reading command, before or after the verb")
+    func noPager() throws {
+        #expect(try parse(["--no-pager", "show", "nginx"]) is Show)
+        #expect(try parse(["runs", "--no-pager", "nginx"]) is Runs)
+        #expect(try parse(["--no-pager"]) is Status)
+    }
+
     @Test("an unknown unit name suggests the closest tracked unit, and nothing when none is close")
     func suggestion() {
         let known = ["nginx.service", "cron.service", "worker@bad.service"]

@@ -103,7 +103,7 @@ struct CommandTests {
             The state file is read directly and read-only. A unit without a state file
             exits with status 4.
 
-            USAGE: lifecyclectl show [--config <file>] [--state-directory <dir>] [--json] [--timezone <zone>] <unit>
+            USAGE: lifecyclectl show [--config <file>] [--state-directory <dir>] [--json] [--timezone <zone>] [--no-pager] <unit>
 
             ARGUMENTS:
               <unit>                  The unit. A name without a type suffix gets .service.
@@ -116,6 +116,8 @@ struct CommandTests {
               --json                  Print one JSON object instead of text.
               --timezone <zone>       The IANA time zone of the local data points. The
                                       default is the configuration's, else the machine's.
+              --no-pager              Accepted as with systemctl; lifecyclectl never pipes
+                                      its output into a pager.
               --version               Show the version.
               -h, --help              Show help information.
 

@@ -27,6 +27,8 @@ struct Runs: ParsableCommand {
 
     @OptionGroup var since: SinceOption
 
+    @OptionGroup var pager: PagerOption
+
     @Flag(name: .long, help: "Print the rows only, without the header and the footer.")
     var noLegend = false
 

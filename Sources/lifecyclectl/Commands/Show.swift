@@ -23,6 +23,8 @@ struct Show: ParsableCommand {
 
     @OptionGroup var timeZone: TimeZoneOption
 
+    @OptionGroup var pager: PagerOption
+
     @Argument(help: ArgumentHelp("The unit. A name without a type suffix gets .service.", valueName: "unit"))
     var unit: String
 

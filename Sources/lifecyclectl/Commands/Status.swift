@@ -42,8 +42,7 @@ struct Status: ParsableCommand {
     @Flag(name: .long, help: "List only the units whose last run failed.")
     var failed = false
 
-    @Flag(name: .long, help: "Accepted as with systemctl; lifecyclectl never pipes its output into a pager.")
-    var noPager = false
+    @OptionGroup var pager: PagerOption
 
     @Argument(help: ArgumentHelp("Unit names or glob patterns; all units when none is given.", valueName: "pattern"))
     var patterns: [String] = []
