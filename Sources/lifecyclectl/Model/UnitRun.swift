@@ -31,66 +31,77 @@ struct UnitRun: Sendable, Equatable {
     /// with duplicates of a re-sent dispatch) describe, newest first.
     ///
     /// Dispatches are put in the unit's dispatch order (`LIFECYCLE_SEQUENCE`; one number appears once). A launch or
-    /// wake begins a run, a sleep or crash notice ends the open run of the same InvocationID; dispatches of one
-    /// InvocationID are one run even when a freeze and a thaw (a sleep and a wake) lie in between. Custom events are
-    /// not part of runs.
+    /// wake begins a run, a sleep or crash notice ends the run of the same InvocationID; dispatches of one InvocationID
+    /// are one run even when a freeze and a thaw (a sleep and a wake) lie in between. Custom events are not part of
+    /// runs.
     static func runs(from dispatches: [[String: String]]) -> [UnitRun] {
-        var seen = Set<String>()
-        let ordered = dispatches
-            .filter { fields in fields["LIFECYCLE_SEQUENCE"].map { seen.insert($0).inserted } ?? true }
-            .sorted { (UInt64($0["LIFECYCLE_SEQUENCE"] ?? "") ?? 0) < (UInt64($1["LIFECYCLE_SEQUENCE"] ?? "") ?? 0) }
         var runs: [UnitRun] = []
-        var open: Int?
-        for fields in ordered {
-            let id = fields["LIFECYCLE_INVOCATION_ID"]
-            let time = fields["LIFECYCLE_TIME"].flatMap(TimestampParser.milliseconds(from:))
-            let reconciled = fields["LIFECYCLE_RECONCILED"] == "true"
+        for fields in inDispatchOrder(dispatches) {
             switch fields["LIFECYCLE_EVENT"] {
-            case "launch", "wake":
-                if let index = open, id != nil, runs[index].invocationID == id {
-                    // A thaw within the run: the run goes on.
-                    runs[index].end = nil
-                    runs[index].endedAt = nil
-                    runs[index].result = nil
-                    runs[index].reconciled = runs[index].reconciled || reconciled
-                    continue
-                }
-                let event = LifecycleEvent(rawValue: fields["LIFECYCLE_EVENT"] ?? "")
-                runs.append(
-                    UnitRun(
-                        invocationID: id, begin: event, beganAt: time, version: fields["LIFECYCLE_VERSION"],
-                        reconciled: reconciled
-                    )
-                )
-                open = runs.count - 1
-            case "sleep", "crash":
-                let index: Int
-                if let current = open, runs[current].invocationID == id {
-                    index = current
-                } else {
-                    runs.append(UnitRun(invocationID: id, version: fields["LIFECYCLE_VERSION"], reconciled: false))
-                    index = runs.count - 1
-                    open = index
-                }
-                runs[index].end = fields["LIFECYCLE_EVENT"]
-                runs[index].endedAt = time
-                runs[index].reconciled = runs[index].reconciled || reconciled
-                if runs[index].end == "crash" {
-                    let failure = RunFailure(
-                        result: fields["LIFECYCLE_UNIT_RESULT"] ?? "unknown",
-                        exitCode: fields["LIFECYCLE_EXIT_CODE"],
-                        exitStatus: fields["LIFECYCLE_EXIT_STATUS"].flatMap { Int64($0) },
-                        time: time ?? 0
-                    )
-                    runs[index].result = failure.result
-                    runs[index].exitStatus = failure.statusText
-                } else {
-                    runs[index].result = "success"
-                }
-            default:
-                continue
+            case "launch", "wake": begin(fields, in: &runs)
+            case "sleep", "crash": end(fields, in: &runs)
+            default: continue
             }
         }
         return runs.reversed()
+    }
+
+    /// Sorted by sequence number, each number once.
+    private static func inDispatchOrder(_ dispatches: [[String: String]]) -> [[String: String]] {
+        var seen = Set<String>()
+        return dispatches
+            .filter { fields in fields["LIFECYCLE_SEQUENCE"].map { seen.insert($0).inserted } ?? true }
+            .sorted { (UInt64($0["LIFECYCLE_SEQUENCE"] ?? "") ?? 0) < (UInt64($1["LIFECYCLE_SEQUENCE"] ?? "") ?? 0) }
+    }
+
+    /// A launch or wake: a new run, or a thaw of the last run (same InvocationID), which goes on.
+    private static func begin(_ fields: [String: String], in runs: inout [UnitRun]) {
+        let id = fields["LIFECYCLE_INVOCATION_ID"]
+        let reconciled = fields["LIFECYCLE_RECONCILED"] == "true"
+        if id != nil, let last = runs.indices.last, runs[last].invocationID == id {
+            runs[last].end = nil
+            runs[last].endedAt = nil
+            runs[last].result = nil
+            runs[last].reconciled = runs[last].reconciled || reconciled
+            return
+        }
+        runs.append(
+            UnitRun(
+                invocationID: id,
+                begin: LifecycleEvent(rawValue: fields["LIFECYCLE_EVENT"] ?? ""),
+                beganAt: time(fields),
+                version: fields["LIFECYCLE_VERSION"],
+                reconciled: reconciled
+            )
+        )
+    }
+
+    /// A sleep or crash notice: the end of the last run when it has the same InvocationID, else of a run whose
+    /// beginning the journal no longer holds.
+    private static func end(_ fields: [String: String], in runs: inout [UnitRun]) {
+        let id = fields["LIFECYCLE_INVOCATION_ID"]
+        if runs.last?.invocationID != id || runs.isEmpty {
+            runs.append(UnitRun(invocationID: id, version: fields["LIFECYCLE_VERSION"], reconciled: false))
+        }
+        let last = runs.count - 1
+        runs[last].end = fields["LIFECYCLE_EVENT"]
+        runs[last].endedAt = time(fields)
+        runs[last].reconciled = runs[last].reconciled || fields["LIFECYCLE_RECONCILED"] == "true"
+        guard fields["LIFECYCLE_EVENT"] == "crash" else {
+            runs[last].result = "success"
+            return
+        }
+        let failure = RunFailure(
+            result: fields["LIFECYCLE_UNIT_RESULT"] ?? "unknown",
+            exitCode: fields["LIFECYCLE_EXIT_CODE"],
+            exitStatus: fields["LIFECYCLE_EXIT_STATUS"].flatMap { Int64($0) },
+            time: time(fields) ?? 0
+        )
+        runs[last].result = failure.result
+        runs[last].exitStatus = failure.statusText
+    }
+
+    private static func time(_ fields: [String: String]) -> Milliseconds? {
+        fields["LIFECYCLE_TIME"].flatMap(TimestampParser.milliseconds(from:))
     }
 }
