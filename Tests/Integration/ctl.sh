@@ -238,6 +238,8 @@ test_status_filters() {
     assert_eq "4||lifecyclectl: Unit lc-bda.service has no lifecycle state (not tracked, or not started since lifecycled watches it). Did you mean lc-bad.service?" \
         "$(ctl status --no-legend lc-bda)" "status of a mistyped unit"
     assert_contains "$(ctl show lc-kil)" "Did you mean lc-kill.service?" "show of a mistyped unit"
+    assert_eq "4||lifecyclectl: Unit jbo-1.service is not watched by lifecycled (no pattern in \"watch\" matches it). Did you mean job-1.service?" \
+        "$(ctl launch jbo-1)" "launch of a mistyped unit"
 }
 
 test_runs() {
@@ -336,7 +338,7 @@ run_test "options before the verb: -v launch, --json list" test_options_before_t
 run_test "a unit that exits 7 is failed with exit-code, status 7, and its AWAKE stops" test_failed_unit
 run_test "a unit killed with SIGKILL is failed with signal, status 9/KILL" test_killed_unit
 run_test "a unit that keeps failing is crash-looping" test_crash_loop
-run_test "status PATTERN, --failed, --no-pager, and did you mean" test_status_filters
+run_test "status PATTERN, --failed, --no-pager, and did you mean (status, show, launch)" test_status_filters
 run_test "runs: a unit's runs from the journal, while lifecycled is down" test_runs
 run_test "reload with a bad configuration fails and the daemon keeps running; readers go on" test_reload_with_a_bad_configuration
 run_test "--check-config lists the files and warns about patterns that never match" test_check_config_warnings
