@@ -48,11 +48,7 @@ public struct JournaledDispatch: Sendable, Equatable {
         self.init(
             unit: unit, sequence: sequence, kind: kind, time: time, invocationID: fields["LIFECYCLE_INVOCATION_ID"],
             version: fields["LIFECYCLE_VERSION"], isAutotracked: fields["LIFECYCLE_AUTOTRACKED"] == "true",
-            failure: kind == .crash
-                ? RunFailure(
-                    result: fields["LIFECYCLE_UNIT_RESULT"] ?? "unknown", exitCode: fields["LIFECYCLE_EXIT_CODE"],
-                    exitStatus: fields["LIFECYCLE_EXIT_STATUS"].flatMap { Int64($0) }, time: time
-                ) : nil
+            failure: kind == .crash ? RunFailure(journalFields: fields, time: time) : nil
         )
     }
 }

@@ -91,12 +91,7 @@ struct UnitRun: Sendable, Equatable {
             runs[last].result = "success"
             return
         }
-        let failure = RunFailure(
-            result: fields["LIFECYCLE_UNIT_RESULT"] ?? "unknown",
-            exitCode: fields["LIFECYCLE_EXIT_CODE"],
-            exitStatus: fields["LIFECYCLE_EXIT_STATUS"].flatMap { Int64($0) },
-            time: time(fields) ?? 0
-        )
+        let failure = RunFailure(journalFields: fields, time: time(fields) ?? 0)
         runs[last].result = failure.result
         runs[last].exitStatus = failure.statusText
     }
