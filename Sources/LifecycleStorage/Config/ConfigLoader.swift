@@ -59,15 +59,7 @@ public struct ConfigLoader: Sendable {
     /// - Returns: the configuration; all defaults when neither the main file nor any drop-in exists.
     /// - Throws: ``ConfigError`` naming the file, and the key path or line and column, of the first problem.
     public func load() throws(ConfigError) -> LifecycleConfiguration {
-        var merged = JSONValue.object([:])
-        for file in try files() {
-            let document = try Self.parse(try Self.read(file), file: file)
-            _ = try Self.decode(document, file: file)
-            merged = Self.merge(merged, document)
-        }
-        // Each part decoded on its own and the merge only replaces whole settings, so this cannot fail for a reason
-        // the parts did not already report; if it ever does, blame the main file.
-        return try Self.decode(merged, file: path)
+        try loadWithSources().configuration
     }
 
     /// Reads the configuration like ``load()``, but leaves out every file that is invalid on its own instead of
@@ -112,6 +104,8 @@ public struct ConfigLoader: Sendable {
                 for key in keys.keys { sources[key] = file }
             }
         }
+        // Each part decoded on its own and the merge only replaces whole settings, so this cannot fail for a reason
+        // the parts did not already report; if it ever does, blame the main file.
         return ConfigSources(
             configuration: try Self.decode(merged, file: path),
             files: files,
