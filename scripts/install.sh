@@ -25,6 +25,7 @@ Puts in place:
   /etc/systemd/system/lifecycled.service
   /etc/dbus-1/system.d/org.lifecycled.Lifecycle1.conf
   /etc/lifecycled/lifecycled.json   (only if there is none: an existing configuration is never overwritten)
+  /etc/lifecycled/lifecycled.json.d/   (empty, for drop-ins)
 then reloads systemd, the D-Bus configuration and the journal catalog, and enables and (re)starts
 lifecycled.service.
 
@@ -112,6 +113,8 @@ say "installed $destdir/etc/systemd/system/lifecycled.service and" \
     "$destdir/etc/dbus-1/system.d/org.lifecycled.Lifecycle1.conf"
 
 config=$destdir/etc/lifecycled/lifecycled.json
+# The drop-in directory too, so that the README's `tee /etc/lifecycled/lifecycled.json.d/50-watch.json` works.
+install -d -m 0755 "$config.d"
 if [[ -e $config ]]; then
     say "kept the existing configuration $config"
 else

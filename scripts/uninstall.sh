@@ -70,10 +70,28 @@ for file in "$destdir$bindir/lifecycled" "$destdir$bindir/lifecyclectl" "$unit" 
         removed=$((removed + 1))
     fi
 done
-# /opt/<name> belongs to the package (FHS): drop it once empty. Shared directories like /usr/local/bin stay.
+# Folders install.sh may have created, deepest first, removed only when empty: the completions' own folders, and
+# /opt/<name> (FHS: it belongs to the package). Shared directories such as /usr/local/bin or /etc/systemd/system
+# stay on a real system; in a DESTDIR staging tree every folder install.sh made goes once empty. /etc/lifecycled
+# and /var/lib/lifecycled are kept, as documented.
+prefix=${bindir%/bin}
+folders=("$prefix/share/bash-completion/completions" "$prefix/share/bash-completion" "$prefix/share/zsh/site-functions"
+    "$prefix/share/zsh")
 if [[ $bindir == /opt/*/bin ]]; then
-    rmdir --ignore-fail-on-non-empty -- "$destdir$bindir" "$destdir${bindir%/bin}" 2>/dev/null || true
+    folders+=("$prefix/share" "$bindir" "$prefix")
 fi
+if [[ -n $destdir ]]; then
+    folders+=("$prefix/share" "$bindir" "/etc/systemd/system" "/etc/systemd" "/etc/dbus-1/system.d" "/etc/dbus-1")
+    # The prefix's parents inside the staging tree, up to DESTDIR itself (which stays).
+    parent=$prefix
+    while [[ $parent == /?* ]]; do
+        folders+=("$parent")
+        parent=${parent%/*}
+    done
+fi
+for folder in "${folders[@]}"; do
+    if [[ -d $destdir$folder ]]; then rmdir --ignore-fail-on-non-empty -- "$destdir$folder"; fi
+done
 ((removed > 0)) || printf 'nothing to remove: lifecycled is not installed under %s\n' "${destdir:-/}"
 
 if [[ -z $destdir && -d /run/systemd/system ]]; then

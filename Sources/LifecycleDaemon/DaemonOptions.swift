@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import LifecycleEngine
 import LifecycleStorage
 import LifecycleSystemd
@@ -9,7 +8,7 @@ import LifecycleSystemd
 public struct DaemonOptions: Sendable {
     /// The configuration file; nil for `/etc/lifecycled/lifecycled.json` (missing means all defaults).
     public var configPath: String?
-    /// The state directory; nil for `$STATE_DIRECTORY` (set by systemd's `StateDirectory=`), else the configuration's.
+    /// The state directory; nil for the configuration's `state_directory`.
     public var stateDirectory: String?
     /// The bus; nil for the configuration's `bus`.
     public var bus: BusAddress?
@@ -20,13 +19,9 @@ public struct DaemonOptions: Sendable {
         self.bus = bus
     }
 
-    /// Where state files live: the option, else systemd's `$STATE_DIRECTORY` (its first entry), else the configuration.
+    /// Where state files live: the rule lifecyclectl follows too (the option, else the configuration's).
     func stateDirectory(_ configuration: LifecycleConfiguration) -> String {
-        if let stateDirectory { return stateDirectory }
-        if let fromSystemd = ProcessInfo.processInfo.environment["STATE_DIRECTORY"]?.split(separator: ":").first {
-            return String(fromSystemd)
-        }
-        return configuration.stateDirectory
+        StateDirectory.resolve(option: stateDirectory, configuration: configuration)
     }
 
     func bus(_ configuration: LifecycleConfiguration) -> BusAddress {

@@ -51,6 +51,7 @@ extension UnitTracker {
             if record.invocationID != id { record.state.hasLaunchedInRun = false }
             record.invocationID = id
             record.runEnded = dispatch.kind == .crash
+            if let failure = dispatch.failure { record.noteFailure(failure) }  // as apply's noteCrash did
         }
         if let event {
             // Autotracked origin: the event is replayed, not asked for, so the manual-tracking rule does not apply.

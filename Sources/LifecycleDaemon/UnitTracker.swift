@@ -107,6 +107,7 @@ public struct UnitTracker: Sendable {
             dispatch = notice
             kind = .crash
             record.runEnded = true
+            record.noteCrash(notice)
         case .refused(let event, let error): effects.append(.refused(unit: unit, event: event, error: error))
         case .ignored: break
         }

@@ -8,7 +8,8 @@ struct LifecycleCtl: AsyncParsableCommand {
         commandName: "lifecyclectl",
         abstract: "Inspect and drive lifecycled, the lifecycle tracker for systemd units.",
         discussion: """
-            Without a command, runs status.
+            Without a command, runs status. Options may also come before the command, as with systemctl: \
+            lifecyclectl -v launch job, lifecyclectl --json status.
 
             Exit status, as with systemctl:
               0   Success.
@@ -21,7 +22,22 @@ struct LifecycleCtl: AsyncParsableCommand {
                   unit name, data that is not KEY=VALUE, an invalid event name.
             """,
         version: "0.1.0",
-        subcommands: [Status.self, Show.self, Launch.self, Wake.self, Sleep.self, Track.self, Replay.self],
+        subcommands: [Status.self, Show.self, Runs.self, Launch.self, Wake.self, Sleep.self, Track.self, Replay.self],
         defaultSubcommand: Status.self
     )
+
+    /// Runs the command line, with options written before the verb moved after it (``ArgumentOrder``).
+    static func main() async {
+        await main(ArgumentOrder.verbFirst(Array(CommandLine.arguments.dropFirst()), verbs: verbs))
+    }
+
+    /// Every command's name and aliases, and `help`.
+    static var verbs: Set<String> {
+        var names: Set<String> = ["help"]
+        for command in configuration.subcommands {
+            names.insert(command._commandName)
+            names.formUnion(command.configuration.aliases)
+        }
+        return names
+    }
 }

@@ -26,10 +26,10 @@ struct Lifecycled: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The configuration file (default: /etc/lifecycled/lifecycled.json).", valueName: "file"))
     var config: String?
 
-    @Flag(name: .long, help: "Validate the configuration and exit.")
+    @Flag(name: .long, help: "Validate the configuration, list the files read and where each key came from, and exit.")
     var checkConfig = false
 
-    @Option(name: .long, help: ArgumentHelp("The state directory (default: $STATE_DIRECTORY, else the configuration's).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The state directory (default: the configuration's state_directory).", valueName: "dir"))
     var stateDirectory: String?
 
     @Flag(name: .long, help: "Watch the calling user's service manager instead of the system's.")
@@ -43,17 +43,18 @@ struct Lifecycled: AsyncParsableCommand {
     }
 
     mutating func run() async throws {
+        if checkConfig { return try ConfigCheck(path: config).run() }
         let configuration: LifecycleConfiguration
         do {
             configuration = try ConfigLoader(path: config).load()
         } catch {
             throw fail("\(error)")
         }
-        let zone = try localTimeZone(configuration)
-        if checkConfig {
-            print("\(config ?? ConfigLoader.defaultPath): valid; watching \(configuration.patterns); \(zone.summary)")
-            if let problem = zone.problem { print("warning: \(problem)") }
-            return
+        let zone: ZoneChoice
+        do {
+            zone = try ZoneChoice(configuration)
+        } catch {
+            throw fail("\(config ?? ConfigLoader.defaultPath): time_zone: \(error)")
         }
         let level = Logger.Level(rawValue: configuration.logLevel.rawValue) ?? .info
         LoggingSystem.bootstrap { StderrLogHandler(label: $0, logLevel: level) }
@@ -77,19 +78,6 @@ struct Lifecycled: AsyncParsableCommand {
             )
         )
         try await group.run()
-    }
-
-    /// The zone of the local-time data points, as the daemon will choose it, and how it was chosen.
-    private func localTimeZone(_ configuration: LifecycleConfiguration) throws -> (summary: String, problem: String?) {
-        guard let name = configuration.timeZone else {
-            let machine = TimeZoneDatabase.system.machineZone(tz: TimeZoneDatabase.environmentTZ)
-            return ("time zone \(machine.rules.name) (the machine's, from \(machine.origin))", machine.problem)
-        }
-        do {
-            return ("time zone \(try TimeZoneDatabase.system.zone(named: name).name) (time_zone)", nil)
-        } catch {
-            throw fail("\(config ?? ConfigLoader.defaultPath): time_zone: \(error)")
-        }
     }
 
     /// Reports a start-up failure the way systemd's own daemons do: on standard error, and as the unit's status.

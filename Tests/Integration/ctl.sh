@@ -172,6 +172,152 @@ test_daemon_stopped_and_restarted() {
     assert_journal_has "$(dispatches job-1.service)" MESSAGE_ID=$ID_LAUNCH LIFECYCLE_SEQUENCE=5 LIFECYCLE_DIDDETECTCRASH=true
 }
 
+# unit_json UNIT: the unit's object in `lifecyclectl status --json`.
+unit_json() { c_exec "$CTL" status --json | jq -c --arg u "$1" '.units[] | select(.unit == $u)'; }
+
+crash_notices() { dispatches "$1" | jq -c --arg id "$ID_CRASH" 'select(.MESSAGE_ID == $id)' | grep -c . || true; }
+
+has_crash_notices() { (($(crash_notices "$1") >= $2)); }
+
+test_options_before_the_verb() {
+    assert_eq "0|job-5.service: launch dispatched, sequence 1.|" "$(ctl -v launch job-5)" "lifecyclectl -v launch"
+    assert_eq "0|job-5.service: sleep dispatched, sequence 2.|" "$(ctl --verbose sleep job-5)" "--verbose before sleep"
+    local listed
+    listed=$(c_exec "$CTL" --json list | jq -r '.units | map(.unit) | join(" ")')
+    assert_contains "$listed" "job-5.service" "lifecyclectl --json list"
+}
+
+test_failed_unit() {
+    c_exec systemd-run --quiet --unit=lc-bad.service /bin/sh -c 'exit 7' || true
+    wait_for "$WAIT" has_crash_notices lc-bad.service 1
+    local unit awake
+    unit=$(unit_json lc-bad.service)
+    assert_eq "failed exit-code 7 false 1" "$(jq -r '[.state, .result, .status, .crash_looping, .counts.crashes] | map(tostring) | join(" ")' <<<"$unit")" "lc-bad in status --json"
+    awake=$(jq -r .total_seconds_awake <<<"$unit")
+    sleep 2.1
+    assert_eq "$awake" "$(unit_json lc-bad.service | jq -r .total_seconds_awake)" "AWAKE of a failed unit, 2 s later"
+    local row
+    row=$(c_exec "$CTL" status --no-legend lc-bad)
+    assert_contains "$row" "lc-bad.service failed exit-code, status=7" "status lc-bad"
+    c_exec systemctl reset-failed lc-bad.service
+}
+
+test_killed_unit() {
+    c_exec systemd-run --quiet --unit=lc-kill.service /usr/bin/sleep 300
+    wait_dispatches lc-kill.service 1
+    c_exec systemctl kill --signal=KILL lc-kill.service
+    wait_for "$WAIT" has_crash_notices lc-kill.service 1
+    assert_eq "failed signal 9/KILL" "$(unit_json lc-kill.service | jq -r '[.state, .result, .status] | join(" ")')" "lc-kill in status --json"
+    assert_contains "$(c_exec "$CTL" status --no-legend lc-kill)" "signal, status=9/KILL" "status lc-kill"
+    assert_journal_has "$(dispatches lc-kill.service)" MESSAGE_ID=$ID_CRASH "MESSAGE=lc-kill.service: crash (signal, status 9/KILL)"
+    c_exec systemctl reset-failed lc-kill.service
+}
+
+test_crash_loop() {
+    # Restarted 200 ms after each failure: three failures come within a second or two (systemd's start limit, 5
+    # starts in 10 s, stops it after five).
+    c_exec systemd-run --quiet --unit=lc-loop.service -p Restart=on-failure -p RestartSec=200ms /bin/sh -c 'exit 1'
+    wait_for "$WAIT" has_crash_notices lc-loop.service 3
+    assert_eq true "$(unit_json lc-loop.service | jq -r .crash_looping)" "crash_looping of lc-loop"
+    assert_contains "$(c_exec "$CTL" status --no-legend lc-loop)" "lc-loop.service crash-looping" "status lc-loop"
+    c_exec systemctl stop lc-loop.service
+    c_exec systemctl reset-failed lc-loop.service 2>/dev/null || true
+    # A unit that failed once is failed, not crash-looping.
+    assert_eq false "$(unit_json lc-bad.service | jq -r .crash_looping)" "crash_looping of lc-bad"
+}
+
+test_status_filters() {
+    local out
+    out=$(c_exec "$CTL" status --no-legend 'lc-b*' 'job-1')
+    assert_eq "job-1.service lc-bad.service" "$(awk '{ print $1 }' <<<"$out" | paste -sd ' ')" "status 'lc-b*' job-1"
+    out=$(c_exec "$CTL" status --json --failed | jq -r '.units | map(.unit) | join(" ")')
+    assert_contains "$out" "lc-bad.service lc-kill.service" "status --failed"
+    [[ $out != *job-1* ]] || fail "status --failed lists job-1.service, which never failed: $out"
+    out=$(c_exec "$CTL" --no-pager status --failed lc-kill --no-legend)
+    assert_contains "$out" "lc-kill.service failed" "--no-pager status --failed lc-kill"
+    assert_eq "4||lifecyclectl: Unit lc-bda.service has no lifecycle state (not tracked, or not started since lifecycled watches it). Did you mean lc-bad.service?" \
+        "$(ctl status --no-legend lc-bda)" "status of a mistyped unit"
+    assert_contains "$(ctl show lc-kil)" "Did you mean lc-kill.service?" "show of a mistyped unit"
+    assert_eq "4||lifecyclectl: Unit jbo-1.service is not watched by lifecycled (no pattern in \"watch\" matches it). Did you mean job-1.service?" \
+        "$(ctl launch jbo-1)" "launch of a mistyped unit"
+}
+
+test_runs() {
+    local doc
+    c_exec systemctl stop lifecycled.service
+    doc=$(c_exec "$CTL" runs --json lc-kill)
+    c_exec systemctl start lifecycled.service
+    assert_eq "lc-kill.service 1" "$(jq -r '"\(.unit) \(.runs | length)"' <<<"$doc")" "runs of lc-kill, lifecycled down"
+    assert_eq "launch crash signal 9/KILL false" \
+        "$(jq -r '.runs[0] | [.begin, .end, .result, .exit_status, .reconciled] | map(tostring) | join(" ")' <<<"$doc")" \
+        "the run of lc-kill"
+    assert_eq "$(state lc-kill.service .invocation_id)" "$(jq -r '.runs[0].invocation_id' <<<"$doc")" "its InvocationID"
+    doc=$(c_exec "$CTL" runs --json -n 2 lc-loop)
+    assert_eq "2 crash" "$(jq -r '"\(.runs | length) \(.runs[1].end)"' <<<"$doc")" "runs -n 2 of lc-loop"
+    assert_contains "$(c_exec "$CTL" runs --no-legend lc-bad)" "crash exit-code, status=7" "runs of lc-bad as text"
+    assert_eq 0 "$(c_exec "$CTL" runs --json --since=-1s job-1 | jq '.runs | length')" "runs --since=-1s"
+}
+
+test_reload_with_a_bad_configuration() {
+    local pid rc=0 out
+    pid=$(unit_prop lifecycled.service MainPID)
+    printf '{"watch": ["lc-*.service"],}\n' | c_exec_stdin tee /etc/lifecycled/lifecycled.json.d/50-broken.json >/dev/null
+    out=$(c_exec systemctl reload lifecycled.service 2>&1) || rc=$?
+    ((rc != 0)) || fail "systemctl reload with a broken drop-in succeeded: $out"
+    assert_eq active "$(unit_prop lifecycled.service ActiveState)" "lifecycled after the refused reload"
+    assert_eq "$pid" "$(unit_prop lifecycled.service MainPID)" "lifecycled's pid after the refused reload"
+    assert_contains "$(c_exec journalctl --no-pager -u lifecycled.service -o cat)" "50-broken.json:1:" "the reason, logged"
+    # The readers go on past the broken drop-in, with a warning.
+    out=$(ctl status --no-legend job-1)
+    assert_contains "$out" "0|job-1.service" "status with a broken drop-in"
+    assert_contains "$out" "Warning: /etc/lifecycled/lifecycled.json.d/50-broken.json:1:" "its warning"
+    assert_contains "$(ctl show job-1)" "0|unit=job-1.service" "show with a broken drop-in"
+    c_exec rm /etc/lifecycled/lifecycled.json.d/50-broken.json
+    c_exec systemctl reload lifecycled.service || fail "reload with the drop-in removed failed"
+}
+
+test_check_config_warnings() {
+    local drop_in=/etc/lifecycled/lifecycled.json.d/50-lint.json out err rc=0
+    printf '{"watch": ["nc-web", "lc-*.service", "job-x.service "]}\n' | c_exec_stdin tee $drop_in >/dev/null
+    out=$(c_exec $PREFIX_INSIDE/bin/lifecycled --check-config 2>"$work/stderr") || rc=$?
+    err=$(<"$work/stderr")
+    assert_eq 0 "$rc" "exit status of --check-config with patterns that never match"
+    assert_contains "$out" "Read /etc/lifecycled/lifecycled.json"$'\n'"Read $drop_in" "the files read"
+    assert_contains "$out" "watch  from $drop_in" "where watch came from"
+    assert_contains "$err" "warning: $drop_in: watch[0]: pattern \"nc-web\" can never match a unit name" "nc-web"
+    assert_contains "$err" "warning: $drop_in: watch[2]: pattern \"job-x.service \" can never match a unit name: a space" "trailing space"
+    c_exec rm $drop_in
+}
+
+test_install_layout() {
+    c_exec test -d /etc/lifecycled/lifecycled.json.d || fail "install.sh did not create the drop-in directory"
+    c_exec rm -rf /tmp/stage
+    c_exec env DESTDIR=/tmp/stage PREFIX=/opt/lc /opt/lifecycled-src/scripts/install.sh /opt/lifecycled-build >/dev/null
+    c_exec env DESTDIR=/tmp/stage /opt/lifecycled-src/scripts/uninstall.sh >/dev/null
+    assert_eq "/tmp/stage
+/tmp/stage/etc
+/tmp/stage/etc/lifecycled
+/tmp/stage/etc/lifecycled/lifecycled.json
+/tmp/stage/etc/lifecycled/lifecycled.json.d" "$(c_exec find /tmp/stage | sort)" "what uninstall.sh leaves of a staged install"
+}
+
+test_state_directory_rule() {
+    # The configuration's state_directory is honoured by lifecycled and lifecyclectl alike (here a folder inside the
+    # unit's StateDirectory=, which is writable under ProtectSystem=strict).
+    printf '{"state_directory": "/var/lib/lifecycled/alt"}\n' |
+        c_exec_stdin tee /etc/lifecycled/lifecycled.json.d/40-state.json >/dev/null
+    c_exec systemctl restart lifecycled.service
+    c_exec systemd-run --quiet --wait --unit=lc-alt.service true
+    wait_dispatches lc-alt.service 2
+    c_exec test -f /var/lib/lifecycled/alt/units/lc-alt.service.json || fail "lifecycled did not use state_directory"
+    local listed
+    listed=$(c_exec "$CTL" status --json | jq -r '.units | map(.unit) | join(" ")')
+    assert_contains "$listed" "lc-alt.service" "lifecyclectl status reads the same state directory"
+    [[ $listed != *job-1* ]] || fail "lifecyclectl status read the default state directory: $listed"
+    c_exec rm /etc/lifecycled/lifecycled.json.d/40-state.json
+    c_exec systemctl restart lifecycled.service
+}
+
 # --- run -----------------------------------------------------------------------------------------------------------
 
 container_install_trap
@@ -188,6 +334,16 @@ run_test "refused events: ManualTrackNotAllowed, InvalidEventOrder, UnknownUnit,
 run_test "usage errors exit 64 and send nothing" test_usage_errors
 run_test "non-root may not send events but may read" test_non_root
 run_test "stopped lifecycled: not running; restarted: owns the name again" test_daemon_stopped_and_restarted
+run_test "options before the verb: -v launch, --json list" test_options_before_the_verb
+run_test "a unit that exits 7 is failed with exit-code, status 7, and its AWAKE stops" test_failed_unit
+run_test "a unit killed with SIGKILL is failed with signal, status 9/KILL" test_killed_unit
+run_test "a unit that keeps failing is crash-looping" test_crash_loop
+run_test "status PATTERN, --failed, --no-pager, and did you mean (status, show, launch)" test_status_filters
+run_test "runs: a unit's runs from the journal, while lifecycled is down" test_runs
+run_test "reload with a bad configuration fails and the daemon keeps running; readers go on" test_reload_with_a_bad_configuration
+run_test "--check-config lists the files and warns about patterns that never match" test_check_config_warnings
+run_test "install.sh makes the drop-in folder; uninstall.sh leaves no empty folder" test_install_layout
+run_test "lifecycled and lifecyclectl share the configuration's state_directory" test_state_directory_rule
 
 container_poweroff
 if ((_tests_failed == 0)); then # from lib/assert.sh

@@ -113,7 +113,7 @@ struct DispatchJournalEntryTests {
         )
         #expect(
             Self.lines(entry) == [
-                "MESSAGE=nginx.service: crash (signal, status 9)",
+                "MESSAGE=nginx.service: crash (signal, status 9/KILL)",
                 "MESSAGE_ID=8ca45d5015014645bedba16bc4a17ad0",
                 "PRIORITY=4",
                 "SYSLOG_IDENTIFIER=lifecycled",

@@ -70,12 +70,17 @@ struct AutotrackerTests {
         }
     }
 
-    @Test("a session timeout of 0 makes every start after a stop a launch")
+    @Test("a session timeout of 0: a start 0 ms after the stop is a wake, 1 ms after it a launch (strictly greater)")
     func zeroTimeout() {
+        var sameInstant = Unit(sessionTimeout: 0)
+        _ = sameInstant.start(t)
+        _ = sameInstant.observe(.runEnded, t + minute)
+        #expect(sameInstant.start(t + minute).0 == .wake)
+
         var unit = Unit(sessionTimeout: 0)
         _ = unit.start(t)
         _ = unit.observe(.runEnded, t + minute)
-        let (event, payload) = unit.start(t + minute)
+        let (event, payload) = unit.start(t + minute + 1)
         #expect(event == .launch)
         #expect(payload["lifecycle_priorsecondsawake"] == .int(60))
     }

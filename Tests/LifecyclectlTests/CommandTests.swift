@@ -103,7 +103,7 @@ struct CommandTests {
             The state file is read directly and read-only. A unit without a state file
             exits with status 4.
 
-            USAGE: lifecyclectl show [--config <file>] [--state-directory <dir>] [--json] [--timezone <zone>] <unit>
+            USAGE: lifecyclectl show [--config <file>] [--state-directory <dir>] [--json] [--timezone <zone>] [--no-pager] <unit>
 
             ARGUMENTS:
               <unit>                  The unit. A name without a type suffix gets .service.
@@ -112,15 +112,29 @@ struct CommandTests {
               --config <file>         The lifecycled configuration file. The default,
                                       /etc/lifecycled/lifecycled.json, may be missing.
               --state-directory <dir> The state directory. The default is the
-                                      configuration's state_directory, else
-                                      /var/lib/lifecycled.
+                                      configuration's state_directory, as for lifecycled.
               --json                  Print one JSON object instead of text.
               --timezone <zone>       The IANA time zone of the local data points. The
                                       default is the configuration's, else the machine's.
+              --no-pager              Accepted as with systemctl; lifecyclectl never pipes
+                                      its output into a pager.
               --version               Show the version.
               -h, --help              Show help information.
 
             """
         #expect(LifecycleCtl.helpMessage(for: Show.self, columns: 80) == expected)
+    }
+
+    @Test("a drop-in with bad JSON is a warning for status and show: the other files still apply")
+    func brokenDropIn() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write(#"{"state_directory": "\#(directory.path)/state", "crash_loop_crashes": 5}"#, to: "c.json")
+        try directory.write("{not json", to: "c.json.d/50-broken.json")
+        try StateStore(directory: directory.path + "/state").save(Fixtures.nginx)
+        let options = try GlobalOptions.parse(["--config", directory.path + "/c.json"])
+        let selection = try options.select(needsTimeZone: false, needsCrashLoop: true)
+        #expect(selection.stateDirectory == directory.path + "/state")
+        #expect(selection.crashLoop.crashes == 5)
+        #expect(exitStatus(["show", "--config", directory.path + "/c.json", "--timezone", "UTC", "nginx"]) == nil)
     }
 }

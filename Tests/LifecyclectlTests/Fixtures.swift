@@ -78,6 +78,54 @@ enum Fixtures {
     }
 
     static var all: [UnitRecord] { [nginx, fresh, cron] }
+
+    /// Failed: launched 5 minutes before `now`, exited with status 7 at once, never restarted (worker@bad.service).
+    static var bad: UnitRecord {
+        var state = UnitState()
+        state.firstLaunch = now - 5 * minute
+        state.lastLaunch = now - 5 * minute
+        state.lastWake = now - 5 * minute
+        state.launchCount = 1
+        state.wakeCount = 1
+        state.totalLaunchCount = 1
+        state.totalWakeCount = 1
+        state.lastEvent = .launch
+        state.hasLaunchedInRun = true
+        return UnitRecord(
+            unit: "worker@bad.service",
+            state: state,
+            invocationID: "00112233445566778899aabbccddeeff",
+            runEnded: true,
+            sequence: 2,
+            lastFailure: RunFailure(result: "exit-code", exitCode: "exited", exitStatus: 7, time: now - 5 * minute),
+            recentCrashes: [now - 5 * minute]
+        )
+    }
+
+    /// Killed with SIGKILL three times within 9 minutes and restarted each time; its last run was killed a minute
+    /// before `now` and has not been restarted yet.
+    static var killed: UnitRecord {
+        var state = UnitState()
+        state.firstLaunch = now - 10 * minute
+        state.lastLaunch = now - 2 * minute
+        state.lastWake = now - 2 * minute
+        state.launchCount = 3
+        state.wakeCount = 3
+        state.totalLaunchCount = 3
+        state.totalWakeCount = 3
+        state.totalCrashCount = 2
+        state.lastEvent = .launch
+        state.hasLaunchedInRun = true
+        return UnitRecord(
+            unit: "spinner.service",
+            state: state,
+            invocationID: "ffeeddccbbaa99887766554433221100",
+            runEnded: true,
+            sequence: 6,
+            lastFailure: RunFailure(result: "signal", exitCode: "killed", exitStatus: 9, time: now - minute),
+            recentCrashes: [now - 9 * minute, now - 5 * minute, now - minute]
+        )
+    }
 }
 
 /// A fresh directory under `$TMPDIR` for one test, removed with everything in it when the test ends.

@@ -13,6 +13,12 @@ struct ShowPropertiesTests {
         unit=nginx.service
         invocation_id=0123456789abcdef0123456789abcdef
         sequence=7
+        run_ended=no
+        last_failure_result=
+        last_failure_exit_code=
+        last_failure_exit_status=
+        timestamp_last_failure=
+        recent_crashes=[]
         app_version=1.25.3
         last_event=sleep
         has_launched_in_run=no
@@ -70,11 +76,13 @@ struct ShowPropertiesTests {
         let expected =
             #"{"app_version":null,"count_launch":0,"count_sleep":0,"count_total_crash":0,"count_total_launch":0,"#
             + #""count_total_sleep":0,"count_total_wake":0,"count_wake":0,"has_launched_in_run":false,"#
-            + #""invocation_id":null,"last_event":null,"lifecycle_dayofweek_local":2,"#
+            + #""invocation_id":null,"last_event":null,"last_failure_exit_code":null,"#
+            + #""last_failure_exit_status":null,"last_failure_result":null,"lifecycle_dayofweek_local":2,"#
             + #""lifecycle_hourofday_local":12,"lifecycle_launchcount":0,"lifecycle_secondsawake":0,"#
             + #""lifecycle_sleepcount":0,"lifecycle_totalcrashcount":0,"lifecycle_totallaunchcount":0,"#
             + #""lifecycle_totalsecondsawake":0,"lifecycle_totalsleepcount":0,"lifecycle_totalwakecount":0,"#
-            + #""lifecycle_wakecount":0,"prior_seconds_awake":0,"sequence":0,"timestamp_first_launch":null,"#
+            + #""lifecycle_wakecount":0,"prior_seconds_awake":0,"recent_crashes":[],"run_ended":false,"#
+            + #""sequence":0,"timestamp_first_launch":null,"timestamp_last_failure":null,"#
             + #""timestamp_last_launch":null,"timestamp_last_sleep":null,"timestamp_last_wake":null,"#
             + #""timestamp_update":null,"total_seconds_awake":0,"unit":"fresh.service"}"#
             + "\n"
@@ -111,5 +119,18 @@ struct ShowPropertiesTests {
         #expect(text.contains("\napp_version=1.0\\nlast_event=launch\\t\\x1b\n"))
         #expect(text.split(separator: "\n").count == Self.nginxText.split(separator: "\n").count)
         #expect(ShowProperties.plain(.string("back\\slash")) == "back\\slash")
+    }
+
+    @Test("a failed unit shows its last failure, with the signal's name, and when its recent failures were")
+    func failure() {
+        let text = ShowProperties.text(Fixtures.killed, now: Fixtures.now, timeZone: Fixtures.utc)
+        #expect(text.contains("\nrun_ended=yes\n"))
+        #expect(text.contains("\nlast_failure_result=signal\nlast_failure_exit_code=killed\n"))
+        #expect(text.contains("\nlast_failure_exit_status=9/KILL\ntimestamp_last_failure=2026-03-02T11:59:00.000Z\n"))
+        #expect(
+            text.contains(
+                #"recent_crashes=["2026-03-02T11:51:00.000Z","2026-03-02T11:55:00.000Z","2026-03-02T11:59:00.000Z"]"#
+            )
+        )
     }
 }

@@ -10,13 +10,16 @@ struct StatusTableTests {
     static let plain = """
         lifecycled: running (pid 412)
 
-        UNIT          TRACKED  LAUNCHES WAKES SLEEPS CRASHES LAST EVENT WHEN      DAYS  AWAKE VERSION
-        cron.service  up              4     9      8       0 launch     3 min ago   60 1d 01h 3f2a9c1b7d4e
-        fresh.service -               0     0      0       0 -          -            -     0s -
-        nginx.service sleeping        2     3      2       1 sleep      1 h ago      1 2h 00m 1.25.3
+        UNIT          STATE   RESULT LAUNCHES STARTS SLEEPS CRASHES LAST EVENT WHEN      DAYS  AWAKE VERSION
+        cron.service  running -             4      9      8       0 launch     3 min ago   60 1d 01h 3f2a9c1b7d4e
+        fresh.service -       -             0      0      0       0 -          -            -     0s -
+        nginx.service stopped -             2      3      2       1 sleep      1 h ago      1 2h 00m 1.25.3
 
-        TRACKED = The state at the last recorded event (launch, wake: up; sleep: sleeping), not systemd's live state.
-        DAYS = Complete days since the first launch. AWAKE = Total time awake, the current run included.
+        STATE = the last run as lifecycled recorded it, not systemd's live state: running; stopped (it slept); failed
+          (RESULT: systemd's Result and exit status or signal); crash-looping (3 failures within 10 min).
+        LAUNCHES = cold starts. STARTS = launches and wakes together (the reference's wake count). SLEEPS = clean stops.
+        CRASHES = runs that failed, the last one included. DAYS = complete days since the first launch.
+        AWAKE = time awake in runs that ended with a sleep, plus the running one; a failed run adds nothing.
         3 units listed.
 
         """
@@ -51,9 +54,9 @@ struct StatusTableTests {
     @Test("--no-legend prints the rows alone, sized to the rows")
     func noLegend() {
         let expected = """
-            cron.service  up       4 9 8 0 launch 3 min ago 60 1d 01h 3f2a9c1b7d4e
-            fresh.service -        0 0 0 0 -      -          -     0s -
-            nginx.service sleeping 2 3 2 1 sleep  1 h ago    1 2h 00m 1.25.3
+            cron.service  running - 4 9 8 0 launch 3 min ago 60 1d 01h 3f2a9c1b7d4e
+            fresh.service -       - 0 0 0 0 -      -          -     0s -
+            nginx.service stopped - 2 3 2 1 sleep  1 h ago    1 2h 00m 1.25.3
 
             """
         #expect(render(legend: false) == expected)
@@ -87,11 +90,24 @@ struct StatusTableTests {
         #expect(!render(daemon: .notRunning, legend: false).contains("\u{1B}"))
     }
 
-    @Test("colour marks the daemon, units that are up and crashes, and changes nothing else")
+    @Test("a failed unit shows systemd's Result and exit status, a killed one the signal, and its time awake stops")
+    func failures() {
+        let expected = """
+            spinner.service    crash-looping signal, status=9/KILL 3 3 0 3 launch 2 min ago 0 0s -
+            worker@bad.service failed        exit-code, status=7   1 1 0 1 launch 5 min ago 0 0s -
+
+            """
+        #expect(render([Fixtures.bad, Fixtures.killed], legend: false) == expected)
+        let coloured = render([Fixtures.bad, Fixtures.killed], colour: true, legend: false)
+        #expect(coloured.contains("\u{1B}[31mcrash-looping\u{1B}[0m"))
+        #expect(coloured.contains("\u{1B}[31mfailed\u{1B}[0m"))
+    }
+
+    @Test("colour marks the daemon, running and failed units and crashes, and changes nothing else")
     func colour() {
         let coloured = render(colour: true)
         #expect(coloured.hasPrefix("lifecycled: \u{1B}[32mrunning\u{1B}[0m (pid 412)\n"))
-        #expect(coloured.contains("cron.service  \u{1B}[32mup\u{1B}[0m "))
+        #expect(coloured.contains("cron.service  \u{1B}[32mrunning\u{1B}[0m "))
         #expect(coloured.contains("      \u{1B}[31m1\u{1B}[0m sleep "))  // nginx's one crash
         #expect(coloured.contains("\u{1B}[1mUNIT\u{1B}[0m"))
         #expect(!coloured.contains("\u{1B}[31m0"))  // no crashes, no red

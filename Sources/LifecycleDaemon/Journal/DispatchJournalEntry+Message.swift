@@ -10,7 +10,8 @@ extension DispatchJournalEntry {
     ///   previous run died;
     /// - `nginx.service: wake #5` (the total wake count);
     /// - `nginx.service: sleep after 3600 s awake` (the session's seconds awake, `lifecycle_secondsawake`);
-    /// - `nginx.service: crash (signal, status 9)` (systemd's Result and the exit status or signal number);
+    /// - `nginx.service: crash (signal, status 9/KILL)` (systemd's Result and the exit status, or the signal's number
+    ///   and name as systemd prints them);
     /// - `nginx.service: custom event deploy`.
     ///
     /// The numbers come from the engine's data points, not from the merged payload, so custom data that reuses a
@@ -34,11 +35,9 @@ extension DispatchJournalEntry {
             guard let seconds = dispatch.lifecycle?.secondsAwake else { return "\(unit): sleep" }
             return "\(unit): sleep after \(seconds) s awake"
         case .crash:
-            // The keys of CrashDetails.data, which the autotracker puts into the crash notice.
-            var details: [String] = []
-            if case .string(let result)? = dispatch.customData["unit_result"] { details.append(result) }
-            if case .int(let status)? = dispatch.customData["exit_status"] { details.append("status \(status)") }
-            return details.isEmpty ? "\(unit): crash" : "\(unit): crash (\(details.joined(separator: ", ")))"
+            // A signal reads as systemd writes it (status 9/KILL), from the keys of CrashDetails.data.
+            guard let failure = RunFailure(crashNotice: dispatch) else { return "\(unit): crash" }
+            return "\(unit): crash (\(failure.result)\(failure.statusText.map { ", status \($0)" } ?? ""))"
         case .custom:
             return "\(unit): custom event \(dispatch.name)"
         }

@@ -14,16 +14,19 @@ public struct JournaledDispatch: Sendable, Equatable {
     public var version: String?
     /// True when the autotracker sent it (`LIFECYCLE_AUTOTRACKED=true`), false for a manual event.
     public var isAutotracked: Bool
+    /// For a crash notice, how the run failed (`LIFECYCLE_UNIT_RESULT`, `_EXIT_CODE`, `_EXIT_STATUS`); else nil.
+    public var failure: RunFailure?
 
     /// The journal fields ``init(fields:)`` reads.
     public static let fields = [
         "MESSAGE_ID", "LIFECYCLE_UNIT", "LIFECYCLE_SEQUENCE", "LIFECYCLE_TIME", "LIFECYCLE_INVOCATION_ID",
-        "LIFECYCLE_VERSION", "LIFECYCLE_AUTOTRACKED",
+        "LIFECYCLE_VERSION", "LIFECYCLE_AUTOTRACKED", "LIFECYCLE_UNIT_RESULT", "LIFECYCLE_EXIT_CODE",
+        "LIFECYCLE_EXIT_STATUS",
     ]
 
     public init(
         unit: String, sequence: UInt64, kind: DispatchKind, time: Milliseconds, invocationID: String? = nil,
-        version: String? = nil, isAutotracked: Bool = true
+        version: String? = nil, isAutotracked: Bool = true, failure: RunFailure? = nil
     ) {
         self.unit = unit
         self.sequence = sequence
@@ -32,6 +35,7 @@ public struct JournaledDispatch: Sendable, Equatable {
         self.invocationID = invocationID
         self.version = version
         self.isAutotracked = isAutotracked
+        self.failure = failure
     }
 
     /// Reads an entry's fields; nil when it is not a dispatch of this schema.
@@ -43,7 +47,8 @@ public struct JournaledDispatch: Sendable, Equatable {
         else { return nil }
         self.init(
             unit: unit, sequence: sequence, kind: kind, time: time, invocationID: fields["LIFECYCLE_INVOCATION_ID"],
-            version: fields["LIFECYCLE_VERSION"], isAutotracked: fields["LIFECYCLE_AUTOTRACKED"] == "true"
+            version: fields["LIFECYCLE_VERSION"], isAutotracked: fields["LIFECYCLE_AUTOTRACKED"] == "true",
+            failure: kind == .crash ? RunFailure(journalFields: fields, time: time) : nil
         )
     }
 }

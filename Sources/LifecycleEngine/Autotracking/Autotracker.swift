@@ -46,7 +46,7 @@ public struct Autotracker: Sendable {
         }
         let settings = engine.settings
         if settings.isInfiniteSession { return false }
-        if settings.sessionTimeoutMinutes == 0 { return true }
+        // engine-semantics §8: strictly greater, for every timeout; with 0, a start 0 ms after the stop is a wake.
         return time - lastSleep > Milliseconds(settings.sessionTimeoutMinutes) * 60_000
     }
 

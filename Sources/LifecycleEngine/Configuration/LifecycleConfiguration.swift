@@ -12,6 +12,7 @@
 ///   override the five settings above.
 /// - `state_directory` (absolute path; "/var/lib/lifecycled"), `bus` ("system" | "user"; "system"), `time_zone`
 ///   (IANA name; nil = the machine's zone), `log_level` (trace … critical; info).
+/// - `crash_loop_crashes` (Int, 3), `crash_loop_minutes` (Int, 10): ``crashLoop``, read by `lifecyclectl status`.
 ///
 /// The value is pure: it never reads files, the clock or the machine's time zone. Loading and validating a file is
 /// the job of `LifecycleStorage.ConfigLoader`.
@@ -33,6 +34,8 @@ public struct LifecycleConfiguration: Sendable, Equatable {
     public var timeZone: String?
     /// The least severe message that is logged.
     public var logLevel: LogLevel
+    /// How many failures in how many minutes `lifecyclectl status` shows as crash-looping.
+    public var crashLoop: CrashLoopRule
 
     /// Creates a configuration; every argument left out takes its documented default.
     public init(
@@ -42,7 +45,8 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         stateDirectory: String = LifecycleConfiguration.defaultStateDirectory,
         bus: BusKind = .system,
         timeZone: String? = nil,
-        logLevel: LogLevel = .info
+        logLevel: LogLevel = .info,
+        crashLoop: CrashLoopRule = CrashLoopRule()
     ) {
         self.defaults = defaults
         self.defaultVersionSource = defaultVersionSource
@@ -51,6 +55,7 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         self.bus = bus
         self.timeZone = timeZone
         self.logLevel = logLevel
+        self.crashLoop = crashLoop
     }
 
     /// The rule that governs `unit`: the first rule, in file order, whose pattern matches the unit's name.

@@ -14,7 +14,9 @@ struct ConfigDecoder {
     static let settingKeys = [
         "autotracking_enabled", "session_timeout", "tracked_lifecycle_events", "data_target", "version_source",
     ]
-    static let topLevelKeys = settingKeys + ["watch", "state_directory", "bus", "time_zone", "log_level"]
+    static let topLevelKeys =
+        settingKeys + ["watch", "state_directory", "bus", "time_zone", "log_level"] + crashLoopKeys
+    static let crashLoopKeys = ["crash_loop_crashes", "crash_loop_minutes"]
     static let ruleKeys = ["pattern"] + settingKeys
 
     /// The largest timeout whose milliseconds still fit in 64 bits, so the engine's arithmetic cannot overflow.
@@ -39,6 +41,11 @@ struct ConfigDecoder {
             case "state_directory": configuration.stateDirectory = try absolutePath(value, at: key)
             case "bus": configuration.bus = try keyword(value, at: key, among: BusKind.allCases)
             case "time_zone": configuration.timeZone = try timeZone(value, at: key)
+            case "crash_loop_crashes":
+                // A record keeps only so many crash times: a larger threshold could never be reached.
+                configuration.crashLoop.crashes = try count(value, at: key, in: 1...UnitRecord.recentCrashLimit)
+            case "crash_loop_minutes":
+                configuration.crashLoop.minutes = try count(value, at: key, in: 1...Self.maximumSessionTimeoutMinutes)
             default: configuration.logLevel = try keyword(value, at: key, among: LogLevel.allCases)
             }
         }
@@ -124,6 +131,15 @@ struct ConfigDecoder {
         default:
             throw invalid(path, "expected an integer number of minutes, found \(value.typeName)")
         }
+    }
+
+    private func count(_ value: JSONValue, at path: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        let expected = "an integer from \(range.lowerBound) to \(range.upperBound)"
+        guard case .int(let raw) = value else { throw invalid(path, "expected \(expected), found \(value.typeName)") }
+        guard let number = Int(exactly: raw), range.contains(number) else {
+            throw invalid(path, "\(raw) is out of range (expected \(expected))")
+        }
+        return number
     }
 
     private func events(_ value: JSONValue, at path: String) throws(ConfigError) -> Set<LifecycleEvent> {

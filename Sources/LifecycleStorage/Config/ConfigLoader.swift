@@ -59,15 +59,58 @@ public struct ConfigLoader: Sendable {
     /// - Returns: the configuration; all defaults when neither the main file nor any drop-in exists.
     /// - Throws: ``ConfigError`` naming the file, and the key path or line and column, of the first problem.
     public func load() throws(ConfigError) -> LifecycleConfiguration {
+        try loadWithSources().configuration
+    }
+
+    /// Reads the configuration like ``load()``, but leaves out every file that is invalid on its own instead of
+    /// failing: for readers such as `lifecyclectl status`, which can go on with the rest and a warning.
+    ///
+    /// - Returns: the configuration of the valid files, and the error of each file left out, in file order.
+    /// - Throws: ``ConfigError`` when the list of files itself cannot be had (a missing explicit path, an unreadable
+    ///   drop-in directory).
+    public func loadSkippingInvalidFiles() throws(ConfigError) -> (LifecycleConfiguration, [ConfigError]) {
         var merged = JSONValue.object([:])
+        var skipped: [ConfigError] = []
         for file in try files() {
+            do {
+                let document = try Self.parse(try Self.read(file), file: file)
+                _ = try Self.decode(document, file: file)
+                merged = Self.merge(merged, document)
+            } catch {
+                skipped.append(error)
+            }
+        }
+        do {
+            return (try Self.decode(merged, file: path), skipped)
+        } catch {
+            return (LifecycleConfiguration(), skipped + [error])
+        }
+    }
+
+    /// Reads the configuration like ``load()`` and also says where each top-level key came from, for
+    /// `lifecycled --check-config`.
+    ///
+    /// - Returns: the files read, in order, and for each top-level key the last file that set it (a drop-in's
+    ///   value replaces an earlier one, merging only objects), sorted by key.
+    public func loadWithSources() throws(ConfigError) -> ConfigSources {
+        var merged = JSONValue.object([:])
+        var sources: [String: String] = [:]
+        let files = try files()
+        for file in files {
             let document = try Self.parse(try Self.read(file), file: file)
             _ = try Self.decode(document, file: file)
             merged = Self.merge(merged, document)
+            if case .object(let keys) = document {
+                for key in keys.keys { sources[key] = file }
+            }
         }
         // Each part decoded on its own and the merge only replaces whole settings, so this cannot fail for a reason
         // the parts did not already report; if it ever does, blame the main file.
-        return try Self.decode(merged, file: path)
+        return ConfigSources(
+            configuration: try Self.decode(merged, file: path),
+            files: files,
+            keySources: sources.sorted { $0.key < $1.key }.map { (key: $0.key, file: $0.value) }
+        )
     }
 
     /// The files ``load()`` reads, in the order they are applied: the main file when it exists, then the drop-ins.

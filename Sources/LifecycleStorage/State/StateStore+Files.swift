@@ -41,6 +41,12 @@ extension StateStore {
         }
     }
 
+    /// The units that have a state file, without reading the files (for "did you mean" hints).
+    public func unitNames() throws(StateStoreError) -> [String] {
+        try listUnitsDirectory().compactMap(UnitFileName.unit(ofStateFile:))
+            .filter { UnitFileName.invalidityReason($0) == nil }
+    }
+
     /// The names in the units directory; none when it does not exist yet.
     func listUnitsDirectory() throws(StateStoreError) -> [String] {
         do {

@@ -36,6 +36,15 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     /// The number of the unit's last dispatch. Saved before the dispatch is sent, so after a crash a re-sent dispatch
     /// carries the same number and can be recognised as a duplicate.
     public var sequence: UInt64
+    /// How the last failed run ended (from its crash notice); nil before the first failure, or in files written
+    /// before this field existed.
+    public var lastFailure: RunFailure?
+    /// When the unit's most recent runs failed, oldest first, at most ``recentCrashLimit`` of them: what tells a
+    /// crash loop from a single crash without reading the journal.
+    public var recentCrashes: [Milliseconds]
+
+    /// How many crash times a record keeps; a crash-loop threshold above it could never be reached.
+    public static let recentCrashLimit = 20
 
     /// Creates a record; a unit that was never seen starts with an empty state and sequence 0.
     public init(
@@ -44,7 +53,9 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         invocationID: String? = nil,
         runEnded: Bool = false,
         pendingDispatches: [[String: String]] = [],
-        sequence: UInt64 = 0
+        sequence: UInt64 = 0,
+        lastFailure: RunFailure? = nil,
+        recentCrashes: [Milliseconds] = []
     ) {
         self.unit = unit
         self.state = state
@@ -52,6 +63,23 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         self.runEnded = runEnded
         self.pendingDispatches = pendingDispatches
         self.sequence = sequence
+        self.lastFailure = lastFailure
+        self.recentCrashes = recentCrashes
+    }
+
+    /// Notes a crash notice: it is the last failure, and its time joins the recent crashes (the oldest beyond
+    /// ``recentCrashLimit`` are forgotten).
+    public mutating func noteCrash(_ notice: Dispatch) {
+        noteFailure(RunFailure(crashNotice: notice) ?? RunFailure(result: "unknown", time: notice.time))
+    }
+
+    /// Notes a failed run: the last failure, and its time among the recent crashes.
+    public mutating func noteFailure(_ failure: RunFailure) {
+        lastFailure = failure
+        recentCrashes.append(failure.time)
+        if recentCrashes.count > Self.recentCrashLimit {
+            recentCrashes.removeFirst(recentCrashes.count - Self.recentCrashLimit)
+        }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -64,6 +92,8 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         /// Written by earlier builds: the one pending dispatch.
         case lastDispatch = "last_dispatch"
         case sequence
+        case lastFailure = "last_failure"
+        case recentCrashes = "recent_crashes"
     }
 
     /// Decodes a record whose `schema_version` the caller has already checked to be at most
@@ -79,6 +109,9 @@ public struct UnitRecord: Sendable, Equatable, Codable {
             try container.decodeIfPresent([[String: String]].self, forKey: .pendingDispatches)
             ?? container.decodeIfPresent([String: String].self, forKey: .lastDispatch).map { [$0] } ?? []
         sequence = try container.decode(UInt64.self, forKey: .sequence)
+        // Both absent from files written before crashes were kept in the record.
+        lastFailure = try container.decodeIfPresent(RunFailure.self, forKey: .lastFailure)
+        recentCrashes = try container.decodeIfPresent([Milliseconds].self, forKey: .recentCrashes) ?? []
     }
 
     /// Encodes the record in the current schema version; a record is always written in the newest form.
@@ -91,5 +124,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         if runEnded { try container.encode(runEnded, forKey: .runEnded) }
         if !pendingDispatches.isEmpty { try container.encode(pendingDispatches, forKey: .pendingDispatches) }
         try container.encode(sequence, forKey: .sequence)
+        try container.encodeIfPresent(lastFailure, forKey: .lastFailure)
+        if !recentCrashes.isEmpty { try container.encode(recentCrashes, forKey: .recentCrashes) }
     }
 }

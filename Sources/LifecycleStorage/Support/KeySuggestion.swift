@@ -7,29 +7,12 @@ enum KeySuggestion {
     static func closest(to key: String, among known: [String]) -> String? {
         let normalized = normalize(key)
         if let exact = known.first(where: { normalize($0) == normalized }) { return exact }
-        let candidates = known.map { ($0, editDistance(Array(normalized), Array(normalize($0)))) }
+        let candidates = known.map { ($0, EditDistance.between(normalized, normalize($0))) }
         guard let best = candidates.min(by: { $0.1 < $1.1 }), best.1 <= 2, normalized.count > 3 else { return nil }
         return best.0
     }
 
     private static func normalize(_ key: String) -> [UInt8] {
         key.lowercased().utf8.filter { $0 != UInt8(ascii: "_") && $0 != UInt8(ascii: "-") }
-    }
-
-    /// Levenshtein distance; keys are short, so the quadratic table is cheap.
-    private static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
-            }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
     }
 }

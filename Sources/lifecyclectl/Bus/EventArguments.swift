@@ -40,10 +40,17 @@ struct EventArguments: ParsableArguments {
         let unit = try UnitName.normalize(argument)
         let data = try EventData.parse(arguments)
         let sequence: UInt64
+        let client = ManagerClient(address: bus.address)
         do {
-            sequence = try await ManagerClient(address: bus.address).send(method, unit: unit, event: event, data: data)
+            sequence = try await client.send(method, unit: unit, event: event, data: data)
         } catch {
-            printError("lifecyclectl: \(error.message)")
+            var message = "lifecyclectl: \(error.message)"
+            if error.exitCode == .noSuchUnit,
+                let suggestion = UnitSuggestion.closest(to: unit, among: await client.unitNames())
+            {
+                message += " Did you mean \(suggestion)?"
+            }
+            printError(message)
             throw error.exitCode
         }
         guard verbose else { return }

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import Glibc
+import LifecycleEngine
 import LifecycleSystemd
 
 /// The client side of lifecycled's D-Bus interface (`org.lifecycled.Lifecycle1.Manager`, documented with the daemon's
@@ -32,6 +33,18 @@ struct ManagerClient {
             try message.append(data)
         } decode: { reply throws(SystemdError) in
             try UInt64(from: reply)
+        }
+    }
+
+    /// The units lifecycled has a record of (`ListUnits`), for "did you mean" hints; empty when they cannot be had.
+    func unitNames() async -> [String] {
+        let json = try? await call("ListUnits") { _ throws(SystemdError) in } decode: { reply throws(SystemdError) in
+            try String(from: reply)
+        }
+        guard let json, case .array(let records)? = try? JSONParser.parse(Array(json.utf8)) else { return [] }
+        return records.compactMap { record in
+            if case .string(let unit)? = record.objectValue?["unit"] { return unit }
+            return nil
         }
     }
 

@@ -23,6 +23,8 @@ struct Show: ParsableCommand {
 
     @OptionGroup var timeZone: TimeZoneOption
 
+    @OptionGroup var pager: PagerOption
+
     @Argument(help: ArgumentHelp("The unit. A name without a type suffix gets .service.", valueName: "unit"))
     var unit: String
 
@@ -45,7 +47,7 @@ struct Show: ParsableCommand {
         if let warning = warnings.first {
             throw reportFailure("\(warning.path): cannot be read (\(warning.reason)).")
         }
-        guard let record = loaded else { throw reportNoSuchUnit(name) }
+        guard let record = loaded else { throw reportNoSuchUnit(name, known: (try? store.unitNames()) ?? []) }
 
         let now = Terminal.now
         let output =

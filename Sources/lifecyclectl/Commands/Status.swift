@@ -4,23 +4,34 @@ import ArgumentParser
 import LifecycleEngine
 import LifecycleStorage
 
-/// `lifecyclectl status` (the default command): the lifecycle of every tracked unit, read from the state files.
+/// `lifecyclectl status [PATTERN…]` (the default command): the lifecycle of tracked units, read from the state files.
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the lifecycle of every tracked unit and whether lifecycled runs.",
+        abstract: "Show the lifecycle of tracked units and whether lifecycled runs.",
         discussion: """
             Reads the state files directly and read-only, so it works while lifecycled is down and never changes \
             them: a file that cannot be read is reported on standard error and left out, not moved aside.
 
-            Columns: TRACKED is up after a launch or wake and sleeping after a sleep, as lifecycled recorded it (not \
-            systemd's live state); LAUNCHES, WAKES, SLEEPS and CRASHES are lifetime totals; LAST EVENT and WHEN are \
-            the last lifecycle event and how long ago it was; DAYS counts complete days since the first launch; \
-            AWAKE is the total time awake, the current run included; VERSION is shortened to 12 digits when it is a \
-            digest.
+            PATTERN is a unit name (nginx means nginx.service) or a glob matched against full unit names, as with \
+            systemctl ('getty@*', 'backup-*.service'); without one, every tracked unit is listed. A unit name that \
+            has no state file is reported and makes the exit status 4.
+
+            Columns: STATE is the unit's last run as lifecycled recorded it (not systemd's live state): running, \
+            stopped (it ended with a sleep), failed (it ended with a crash notice; RESULT then shows systemd's \
+            Result and the exit status or signal, as in "exit-code, status=7" or "signal, status=9/KILL"), or \
+            crash-looping (crash_loop_crashes failures within crash_loop_minutes, 3 in 10 by default). LAUNCHES, \
+            STARTS, SLEEPS and CRASHES are lifetime totals: STARTS counts every start, launches and wakes together \
+            (the reference module's wake count); CRASHES counts failed runs, the last one included. LAST EVENT and \
+            WHEN are the last lifecycle event and how long ago it was; DAYS counts complete days since the first \
+            launch; AWAKE is the time awake in the runs that ended with a sleep plus the running one: a run that \
+            failed adds nothing, because the reference adds time awake only at a sleep. In the same way, the \
+            journal's "sleep after 67 s awake" is the session's time awake so far (lifecycle_secondsawake), not \
+            the last run's. VERSION is shortened to 12 digits when it is a digest.
 
             Whether lifecycled runs is read from /proc, without D-Bus. Colours are used only when standard output is \
-            a terminal and NO_COLOR is not set.
-            """
+            a terminal and NO_COLOR is not set. "list" and "list-units" are other names of this command.
+            """,
+        aliases: ["list", "list-units"]
     )
 
     @OptionGroup var options: GlobalOptions
@@ -28,8 +39,21 @@ struct Status: ParsableCommand {
     @Flag(name: .long, help: "Print the rows only, without the daemon line, the header and the footer.")
     var noLegend = false
 
+    @Flag(name: .long, help: "List only the units whose last run failed.")
+    var failed = false
+
+    @OptionGroup var pager: PagerOption
+
+    @Argument(help: ArgumentHelp("Unit names or glob patterns; all units when none is given.", valueName: "pattern"))
+    var patterns: [String] = []
+
+    func validate() throws {
+        _ = try UnitFilter(arguments: patterns, failedOnly: failed)
+    }
+
     func run() throws {
-        let selection = try options.select(needsTimeZone: false)
+        let filter = try UnitFilter(arguments: patterns, failedOnly: failed)
+        let selection = try options.select(needsTimeZone: false, needsCrashLoop: true)
         let store = StateStore(directory: selection.stateDirectory, readOnly: true)
         let contents: StateStore.Contents
         do {
@@ -38,22 +62,33 @@ struct Status: ParsableCommand {
             throw reportFailure(error.description)
         }
         for warning in contents.warnings { printError(WarningText.line(warning)) }
+        let records = contents.records.filter(filter.includes)
 
         let daemon = DaemonProbe().status()
         let now = Terminal.now
         let output =
             if options.json {
-                StatusJSON.render(contents.records, now: now, timeZone: selection.timeZone, daemon: daemon)
+                StatusJSON.render(
+                    records, now: now, timeZone: selection.timeZone, daemon: daemon, crashLoop: selection.crashLoop
+                )
             } else {
                 StatusTable.render(
-                    contents.records,
+                    records,
                     now: now,
                     timeZone: selection.timeZone,
                     daemon: daemon,
                     colour: Terminal.usesColour,
-                    legend: !noLegend
+                    legend: !noLegend,
+                    crashLoop: selection.crashLoop,
+                    emptyMessage: contents.records.isEmpty
+                        ? "No unit has been tracked yet." : "No tracked unit matches \(filter.description)."
                 )
             }
         try Terminal.write(output)
+        let missing = filter.missingNames(in: contents.records)
+        guard missing.isEmpty else {
+            for name in missing { _ = reportNoSuchUnit(name, known: contents.records.map(\.unit)) }
+            throw ExitCode.noSuchUnit
+        }
     }
 }

@@ -18,7 +18,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The state directory. The default is the configuration's state_directory, else /var/lib/lifecycled.",
+            "The state directory. The default is the configuration's state_directory, as for lifecycled.",
             valueName: "dir"
         )
     )
@@ -33,40 +33,46 @@ struct GlobalOptions: ParsableArguments {
         var stateDirectory: String
         /// The zone of the local-calendar data points.
         var timeZone: TimeZoneRules
+        /// When failures make a crash loop: the configuration's, else the defaults.
+        var crashLoop = CrashLoopRule()
     }
 
     /// Combines the options with the configuration, reading the configuration only when it is needed.
     ///
-    /// The configuration is read when `--config` is given, when `--state-directory` is not, or when the time zone
-    /// matters and `zone` is nil; so `lifecyclectl status --state-directory DIR` works even if
-    /// `/etc/lifecycled/lifecycled.json` is broken or unreadable. `$STATE_DIRECTORY` is deliberately ignored: in a
-    /// shell it is unset, and in another service it names that service's own directory.
+    /// The configuration is read when `--config` is given, when `--state-directory` is not, when the time zone
+    /// matters and `zone` is nil, or when the crash-loop rule matters. The readers need little of it, so a file that
+    /// is invalid (a drop-in with bad JSON) is reported as a warning and left out, and the other files apply; only a
+    /// configuration whose files cannot even be listed (a `--config` file that does not exist) stops the command.
+    /// The state directory follows the daemon's rule, ``StateDirectory/resolve(option:configuration:)``.
     ///
     /// - Parameters:
     ///   - zone: a time zone given on the command line, which wins over the configuration's.
     ///   - needsTimeZone: false when no output depends on the zone.
+    ///   - needsCrashLoop: true when the output tells crash-looping units apart.
     /// - Returns: the state directory and the zone: `zone`, else the configuration's `time_zone`, else the machine's.
-    /// - Throws: `ExitCode.failure` after reporting an unreadable or invalid configuration, or a zone it names
-    ///   that cannot be loaded.
-    func select(timeZone zone: TimeZoneRules? = nil, needsTimeZone: Bool) throws -> Selection {
-        var configuration: LifecycleConfiguration?
-        if config != nil || stateDirectory == nil || (needsTimeZone && zone == nil) {
+    /// - Throws: `ExitCode.failure` after reporting a configuration that cannot be listed, or a zone it names that
+    ///   cannot be loaded.
+    func select(timeZone zone: TimeZoneRules? = nil, needsTimeZone: Bool, needsCrashLoop: Bool = false) throws -> Selection {
+        var configuration = LifecycleConfiguration()
+        if config != nil || stateDirectory == nil || (needsTimeZone && zone == nil) || needsCrashLoop {
             do {
-                configuration = try ConfigLoader(path: config).load()
+                let (loaded, skipped) = try ConfigLoader(path: config).loadSkippingInvalidFiles()
+                for error in skipped { printError("lifecyclectl: Warning: \(error.description); file left out.") }
+                configuration = loaded
             } catch {
                 throw reportFailure(error.description)
             }
         }
         let timeZone: TimeZoneRules
         do {
-            timeZone = try (configuration ?? LifecycleConfiguration()).localTimeZone(overriding: zone)
+            timeZone = try configuration.localTimeZone(overriding: zone)
         } catch {
             throw reportFailure("\(config ?? ConfigLoader.defaultPath): time_zone: \(error)")
         }
         return Selection(
-            stateDirectory: stateDirectory ?? configuration?.stateDirectory
-                ?? LifecycleConfiguration.defaultStateDirectory,
-            timeZone: timeZone
+            stateDirectory: StateDirectory.resolve(option: stateDirectory, configuration: configuration),
+            timeZone: timeZone,
+            crashLoop: configuration.crashLoop
         )
     }
 }

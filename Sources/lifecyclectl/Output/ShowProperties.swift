@@ -8,7 +8,9 @@ import LifecycleStorage
 /// the manner of `systemctl show`, or as one JSON object.
 ///
 /// Two groups of keys, in this order:
-/// 1. The state file, under the file's own key names: `unit`, `invocation_id`, `sequence`, then the engine's stored
+/// 1. The state file, under the file's own key names: `unit`, `invocation_id`, `sequence`, `run_ended`, the last
+///    failure (`last_failure_result`, `last_failure_exit_code`, `last_failure_exit_status` as in `9/KILL`,
+///    `timestamp_last_failure`) and `recent_crashes` (the times of the last failures), then the engine's stored
 ///    state (`app_version`, `last_event`, `has_launched_in_run`, the `timestamp_*` times, the `count_*` counters,
 ///    `total_seconds_awake` and `prior_seconds_awake` of the completed foreground periods). These keys are always
 ///    present; a value the file does not have is empty (`null` in JSON). Times are RFC 3339 in UTC with milliseconds,
@@ -32,6 +34,12 @@ enum ShowProperties {
             ("unit", .string(record.unit)),
             ("invocation_id", record.invocationID.map(JSONValue.string) ?? .null),
             ("sequence", .int(Int64(clamping: record.sequence))),
+            ("run_ended", .bool(record.runEnded)),
+            ("last_failure_result", record.lastFailure.map { .string($0.result) } ?? .null),
+            ("last_failure_exit_code", record.lastFailure?.exitCode.map(JSONValue.string) ?? .null),
+            ("last_failure_exit_status", record.lastFailure?.statusText.map(JSONValue.string) ?? .null),
+            ("timestamp_last_failure", time(record.lastFailure?.time)),
+            ("recent_crashes", .array(record.recentCrashes.map(time))),
             ("app_version", state.version.map(JSONValue.string) ?? .null),
             ("last_event", state.lastEvent.map { .string($0.rawValue) } ?? .null),
             ("has_launched_in_run", .bool(state.hasLaunchedInRun)),

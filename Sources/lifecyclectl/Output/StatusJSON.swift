@@ -12,11 +12,15 @@ import LifecycleStorage
 /// ```
 /// {"daemon": {"pid": 412, "running": true},
 ///  "units": [{"counts": {"crashes": 1, "launches": 2, "sleeps": 2, "wakes": 3},
+///             "crash_looping": false,
 ///             "days_since_launch": 1,
 ///             "invocation_id": "0123456789abcdef0123456789abcdef",
 ///             "last_event": "sleep",
 ///             "last_event_time": "2026-03-02T11:00:00.000Z",
+///             "result": null,
 ///             "sequence": 7,
+///             "state": "stopped",
+///             "status": null,
 ///             "total_seconds_awake": 7200,
 ///             "unit": "nginx.service",
 ///             "version": "1.25.3"}]}
@@ -25,10 +29,16 @@ import LifecycleStorage
 /// - `daemon.running`: true or false, or null when the process table is hidden from the caller; `daemon.pid`: the
 ///   process id when running, else null.
 /// - `units`: one object per state file, sorted by unit name; empty when no unit has been tracked yet.
-/// - `counts`: lifetime totals of launches, wakes (every start, launches included), sleeps and crashes.
+/// - `state`: "running", "stopped" (the last run slept) or "failed" (it ended with a crash notice), as lifecycled
+///   recorded it; null before the first event. `result`: systemd's Result of the failed run ("exit-code", "signal",
+///   "timeout", …) when `state` is "failed", else null; `status`: its exit status ("7") or signal ("9/KILL"), null
+///   when unknown. `crash_looping`: true when the unit failed at least `crash_loop_crashes` times within the last
+///   `crash_loop_minutes` (configuration; 3 in 10 minutes by default).
+/// - `counts`: lifetime totals of launches, wakes (every start, launches included), sleeps and crashes (the failed
+///   last run included, which the journal's `lifecycle_totalcrashcount` counts only at the next launch).
 /// - `last_event`: "launch", "wake", "sleep" or null; `last_event_time`: its RFC 3339 UTC time with milliseconds.
-/// - `total_seconds_awake`: whole seconds awake over the unit's history, the running period included when the last
-///   event is a launch or wake.
+/// - `total_seconds_awake`: whole seconds awake in the runs that ended with a sleep, plus the running one; a failed
+///   run adds nothing (the reference adds time awake only at a sleep).
 /// - `days_since_launch`: complete 24-hour periods since the first launch, or null.
 /// - `version`: the full stored version (never shortened), or null; `invocation_id`: systemd's InvocationID of the
 ///   current or last run, or null; `sequence`: the number of the unit's last dispatch.
@@ -40,8 +50,15 @@ enum StatusJSON {
     ///   - now: the instant the time awake and days are computed for.
     ///   - timeZone: the zone of the engine's local calendar (no field depends on it today).
     ///   - daemon: whether lifecycled runs.
-    static func render(_ records: [UnitRecord], now: Milliseconds, timeZone: TimeZoneRules, daemon: DaemonStatus) -> String {
-        let units = UnitSummary.summaries(records, now: now, timeZone: timeZone).map(object)
+    ///   - crashLoop: when failures make a crash loop.
+    static func render(
+        _ records: [UnitRecord],
+        now: Milliseconds,
+        timeZone: TimeZoneRules,
+        daemon: DaemonStatus,
+        crashLoop: CrashLoopRule = CrashLoopRule()
+    ) -> String {
+        let units = UnitSummary.summaries(records, now: now, timeZone: timeZone, crashLoop: crashLoop).map(object)
         let document = JSONValue.object(["daemon": daemonObject(daemon), "units": .array(units)])
         var writer = JSONWriter()
         writer.value(document)
@@ -59,6 +76,10 @@ enum StatusJSON {
     private static func object(_ unit: UnitSummary) -> JSONValue {
         .object([
             "unit": .string(unit.unit),
+            "state": unit.runState.map { .string($0.rawValue) } ?? .null,
+            "result": unit.failure.map { .string($0.result) } ?? .null,
+            "status": unit.failure?.statusText.map(JSONValue.string) ?? .null,
+            "crash_looping": .bool(unit.isCrashLooping),
             "last_event": unit.lastEvent.map { .string($0.rawValue) } ?? .null,
             "last_event_time": unit.lastEventTime.map { .string(LifecycleDateFormat.iso8601Milliseconds.string($0)) }
                 ?? .null,

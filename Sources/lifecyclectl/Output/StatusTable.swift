@@ -9,20 +9,21 @@ import LifecycleStorage
 /// ```
 /// lifecycled: running (pid 412)
 ///
-/// UNIT          TRACKED  LAUNCHES WAKES SLEEPS CRASHES LAST EVENT WHEN      DAYS AWAKE  VERSION
-/// nginx.service sleeping        2     3      2       1 sleep      2 h ago      1 2h 00m 1.25.3
+/// UNIT          STATE   RESULT LAUNCHES STARTS SLEEPS CRASHES LAST EVENT WHEN    DAYS  AWAKE VERSION
+/// nginx.service stopped -             2      3      2       1 sleep      1 h ago    1 2h 00m 1.25.3
 ///
-/// TRACKED = The state at the last recorded event (launch, wake: up; sleep: sleeping), not systemd's live state.
-/// DAYS = Complete days since the first launch. AWAKE = Total time awake, the current run included.
+/// STATE = the last run as lifecycled recorded it, not systemd's live state: running; stopped (it slept); failed
+/// … (the legend, see ``legendLines(crashLoop:)``)
 /// 1 unit listed.
 /// ```
 enum StatusTable {
     /// The column titles and alignments, in order.
     static let columns: [TextTable.Column] = [
         .init(title: "UNIT", alignment: .left),
-        .init(title: "TRACKED", alignment: .left),
+        .init(title: "STATE", alignment: .left),
+        .init(title: "RESULT", alignment: .left),
         .init(title: "LAUNCHES", alignment: .right),
-        .init(title: "WAKES", alignment: .right),
+        .init(title: "STARTS", alignment: .right),
         .init(title: "SLEEPS", alignment: .right),
         .init(title: "CRASHES", alignment: .right),
         .init(title: "LAST EVENT", alignment: .left),
@@ -32,11 +33,19 @@ enum StatusTable {
         .init(title: "VERSION", alignment: .left),
     ]
 
-    /// The explanation under the table, like systemctl's legend.
-    static let legendLines = [
-        "TRACKED = The state at the last recorded event (launch, wake: up; sleep: sleeping), not systemd's live state.",
-        "DAYS = Complete days since the first launch. AWAKE = Total time awake, the current run included.",
-    ]
+    /// The explanation under the table, like systemctl's legend: what each state means and what each number counts.
+    static func legendLines(crashLoop: CrashLoopRule) -> [String] {
+        [
+            "STATE = the last run as lifecycled recorded it, not systemd's live state: running; stopped (it slept); "
+                + "failed",
+            "  (RESULT: systemd's Result and exit status or signal); crash-looping (\(crashLoop.crashes) failures "
+                + "within \(crashLoop.minutes) min).",
+            "LAUNCHES = cold starts. STARTS = launches and wakes together (the reference's wake count). "
+                + "SLEEPS = clean stops.",
+            "CRASHES = runs that failed, the last one included. DAYS = complete days since the first launch.",
+            "AWAKE = time awake in runs that ended with a sleep, plus the running one; a failed run adds nothing.",
+        ]
+    }
 
     /// The table of `records` at `now`, ending in a newline (empty when there is nothing to print).
     ///
@@ -45,17 +54,21 @@ enum StatusTable {
     ///   - now: the instant relative times, days and time awake are computed for.
     ///   - timeZone: the zone of the engine's local calendar (no column depends on it today).
     ///   - daemon: whether lifecycled runs, for the first line.
-    ///   - colour: true to use ANSI colours (running, up, crashes).
+    ///   - colour: true to use ANSI colours (the daemon, the states, crashes).
     ///   - legend: false for the rows alone, without the daemon line, header and footer (`--no-legend`).
+    ///   - crashLoop: when failures make a crash loop.
+    ///   - emptyMessage: what to say when there is no row.
     static func render(
         _ records: [UnitRecord],
         now: Milliseconds,
         timeZone: TimeZoneRules,
         daemon: DaemonStatus,
         colour: Bool,
-        legend: Bool = true
+        legend: Bool = true,
+        crashLoop: CrashLoopRule = CrashLoopRule(),
+        emptyMessage: String = "No unit has been tracked yet."
     ) -> String {
-        let summaries = UnitSummary.summaries(records, now: now, timeZone: timeZone)
+        let summaries = UnitSummary.summaries(records, now: now, timeZone: timeZone, crashLoop: crashLoop)
         var table = TextTable(columns: columns)
         for summary in summaries { table.append(row(summary, now: now)) }
 
@@ -64,14 +77,14 @@ enum StatusTable {
             lines.append(daemonLine(daemon, colour: colour))
             lines.append("")
             if summaries.isEmpty {
-                lines.append("No unit has been tracked yet.")
+                lines.append(emptyMessage)
                 return lines.joined(separator: "\n") + "\n"
             }
         }
         lines += table.lines(header: legend, colour: colour)
         if legend {
             lines.append("")
-            lines += legendLines
+            lines += legendLines(crashLoop: crashLoop)
             lines.append(summaries.count == 1 ? "1 unit listed." : "\(summaries.count) units listed.")
         }
         return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
@@ -92,7 +105,8 @@ enum StatusTable {
     private static func row(_ unit: UnitSummary, now: Milliseconds) -> [TextTable.Cell] {
         [
             .init(unit.unit),
-            .init(unit.trackedState ?? "-", style: unit.trackedState == "up" ? .green : nil),
+            .init(unit.stateText ?? "-", style: style(unit)),
+            .init(unit.failure?.summary ?? "-"),
             .init(String(unit.launches)),
             .init(String(unit.wakes)),
             .init(String(unit.sleeps)),
@@ -103,5 +117,11 @@ enum StatusTable {
             .init(Humanize.duration(seconds: unit.totalSecondsAwake)),
             .init(unit.version.map(Humanize.version) ?? "-"),
         ]
+    }
+
+    /// Green while running, red when failed or crash-looping.
+    private static func style(_ unit: UnitSummary) -> TextStyle? {
+        if unit.isCrashLooping || unit.runState == .failed { return .red }
+        return unit.runState == .running ? .green : nil
     }
 }

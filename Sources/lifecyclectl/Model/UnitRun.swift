@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+/// One run of a unit as lifecycled's dispatches in the journal tell it: how it began and how it ended.
+struct UnitRun: Sendable, Equatable {
+    /// systemd's InvocationID of the run; nil for runs reported by hand (`lifecyclectl launch`), which have none.
+    var invocationID: String?
+    /// `launch` or `wake`; nil when the journal no longer holds the run's beginning.
+    var begin: LifecycleEvent?
+    var beganAt: Milliseconds?
+    /// `sleep` or `crash`; nil while the run goes on (or when its end is not in the journal).
+    var end: String?
+    var endedAt: Milliseconds?
+    /// systemd's Result: `success` for a run that ended with a sleep, the crash notice's Result for a crash.
+    var result: String?
+    /// The exit status (`7`) or signal (`9/KILL`) of a crashed run, as systemd prints it; nil when unknown.
+    var exitStatus: String?
+    /// The unit's version at the run's beginning (or end), when lifecycled knew it.
+    var version: String?
+    /// True when any of the run's dispatches was recovered (`LIFECYCLE_RECONCILED`): lifecycled was not listening.
+    var reconciled: Bool
+
+    /// Whole seconds from the beginning to the end; nil unless both are known. A clock set back gives 0.
+    var durationSeconds: Int64? {
+        guard let beganAt, let endedAt else { return nil }
+        return max(0, (endedAt - beganAt) / 1_000)
+    }
+
+    /// The runs that `dispatches` (one dictionary of `LIFECYCLE_*` journal fields per dispatch, in any order, possibly
+    /// with duplicates of a re-sent dispatch) describe, newest first.
+    ///
+    /// Dispatches are put in the unit's dispatch order (`LIFECYCLE_SEQUENCE`; one number appears once). A launch or
+    /// wake begins a run, a sleep or crash notice ends the run of the same InvocationID; dispatches of one InvocationID
+    /// are one run even when a freeze and a thaw (a sleep and a wake) lie in between. Custom events are not part of
+    /// runs.
+    static func runs(from dispatches: [[String: String]]) -> [UnitRun] {
+        var runs: [UnitRun] = []
+        for fields in inDispatchOrder(dispatches) {
+            switch fields["LIFECYCLE_EVENT"] {
+            case "launch", "wake": begin(fields, in: &runs)
+            case "sleep", "crash": end(fields, in: &runs)
+            default: continue
+            }
+        }
+        return runs.reversed()
+    }
+
+    /// Sorted by sequence number, each number once.
+    private static func inDispatchOrder(_ dispatches: [[String: String]]) -> [[String: String]] {
+        var seen = Set<String>()
+        return dispatches
+            .filter { fields in fields["LIFECYCLE_SEQUENCE"].map { seen.insert($0).inserted } ?? true }
+            .sorted { (UInt64($0["LIFECYCLE_SEQUENCE"] ?? "") ?? 0) < (UInt64($1["LIFECYCLE_SEQUENCE"] ?? "") ?? 0) }
+    }
+
+    /// A launch or wake: a new run, or a thaw of the last run (same InvocationID), which goes on.
+    private static func begin(_ fields: [String: String], in runs: inout [UnitRun]) {
+        let id = fields["LIFECYCLE_INVOCATION_ID"]
+        let reconciled = fields["LIFECYCLE_RECONCILED"] == "true"
+        if id != nil, let last = runs.indices.last, runs[last].invocationID == id {
+            runs[last].end = nil
+            runs[last].endedAt = nil
+            runs[last].result = nil
+            runs[last].reconciled = runs[last].reconciled || reconciled
+            return
+        }
+        runs.append(
+            UnitRun(
+                invocationID: id,
+                begin: LifecycleEvent(rawValue: fields["LIFECYCLE_EVENT"] ?? ""),
+                beganAt: time(fields),
+                version: fields["LIFECYCLE_VERSION"],
+                reconciled: reconciled
+            )
+        )
+    }
+
+    /// A sleep or crash notice: the end of the last run when it has the same InvocationID, else of a run whose
+    /// beginning the journal no longer holds.
+    private static func end(_ fields: [String: String], in runs: inout [UnitRun]) {
+        let id = fields["LIFECYCLE_INVOCATION_ID"]
+        if runs.last?.invocationID != id || runs.isEmpty {
+            runs.append(UnitRun(invocationID: id, version: fields["LIFECYCLE_VERSION"], reconciled: false))
+        }
+        let last = runs.count - 1
+        runs[last].end = fields["LIFECYCLE_EVENT"]
+        runs[last].endedAt = time(fields)
+        runs[last].reconciled = runs[last].reconciled || fields["LIFECYCLE_RECONCILED"] == "true"
+        guard fields["LIFECYCLE_EVENT"] == "crash" else {
+            runs[last].result = "success"
+            return
+        }
+        let failure = RunFailure(journalFields: fields, time: time(fields) ?? 0)
+        runs[last].result = failure.result
+        runs[last].exitStatus = failure.statusText
+    }
+
+    private static func time(_ fields: [String: String]) -> Milliseconds? {
+        fields["LIFECYCLE_TIME"].flatMap(TimestampParser.milliseconds(from:))
+    }
+}
