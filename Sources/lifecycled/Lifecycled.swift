@@ -7,8 +7,6 @@ import LifecycleEngine
 import LifecycleStorage
 import LifecycleSystemd
 import Logging
-import ServiceLifecycle
-import UnixSignals
 
 @main
 struct Lifecycled: AsyncParsableCommand {
@@ -37,6 +35,13 @@ struct Lifecycled: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Connect to this D-Bus address instead (for tests).", valueName: "address"))
     var busAddress: String?
+
+    /// Blocks the signals the daemon reads from its loop's `signalfd`, before any thread exists to inherit another
+    /// mask; then parses the command line as usual.
+    static func main() async {
+        SignalMask.block([SIGHUP, SIGTERM, SIGINT])
+        await main(nil)
+    }
 
     mutating func validate() throws {
         if user, busAddress != nil { throw ValidationError("--user and --bus-address cannot be combined.") }
@@ -69,14 +74,8 @@ struct Lifecycled: AsyncParsableCommand {
         } catch {
             throw fail("\(error)")
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [.init(service: daemon)],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
-        )
-        try await group.run()
+        try await daemon.run()
+        await daemon.close()
     }
 
     /// The zone of the local-time data points, as the daemon will choose it, and how it was chosen.
