@@ -8,8 +8,10 @@ import LifecycleStorage
 import LifecycleSystemd
 import Logging
 
-@main
 struct Lifecycled: AsyncParsableCommand {
+    /// The thread everything runs on (see main.swift); set before the command starts.
+    nonisolated(unsafe) static var loopThread: BusThread!
+
     static let configuration = CommandConfiguration(
         commandName: "lifecycled",
         abstract: "Track the lifecycle of systemd units: launches, wakes, sleeps, crashes and updates.",
@@ -35,13 +37,6 @@ struct Lifecycled: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Connect to this D-Bus address instead (for tests).", valueName: "address"))
     var busAddress: String?
-
-    /// Blocks the signals the daemon reads from its loop's `signalfd`, before any thread exists to inherit another
-    /// mask; then parses the command line as usual.
-    static func main() async {
-        SignalMask.block([SIGHUP, SIGTERM, SIGINT])
-        await main(nil)
-    }
 
     mutating func validate() throws {
         if user, busAddress != nil { throw ValidationError("--user and --bus-address cannot be combined.") }
@@ -70,12 +65,13 @@ struct Lifecycled: AsyncParsableCommand {
         let options = DaemonOptions(configPath: config, stateDirectory: stateDirectory, bus: bus)
         let daemon: LifecycleDaemon
         do {
-            daemon = try LifecycleDaemon(options: options, configuration: configuration, logger: logger)
+            daemon = try LifecycleDaemon(
+                options: options, configuration: configuration, logger: logger, thread: Self.loopThread
+            )
         } catch {
             throw fail("\(error)")
         }
         try await daemon.run()
-        await daemon.close()
     }
 
     /// The zone of the local-time data points, as the daemon will choose it, and how it was chosen.

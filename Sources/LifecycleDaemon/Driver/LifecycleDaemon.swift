@@ -31,6 +31,7 @@ public actor LifecycleDaemon {
     var timers: [DaemonTimer: BusTimerID] = [:]
     /// The thread of the loop, its bus connections, timers and signals.
     public nonisolated let thread: BusThread
+    private nonisolated let ownsThread: Bool
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         thread.asUnownedSerialExecutor()
@@ -40,7 +41,11 @@ public actor LifecycleDaemon {
 
     /// Locks the state directory and loads its state files; fails when another lifecycled uses the directory, when
     /// it cannot be read, or when it holds a file from a newer version.
-    public init(options: DaemonOptions, configuration: LifecycleConfiguration, logger: Logger) throws {
+    ///
+    /// - Parameter thread: the loop's thread, shared with the caller; nil to start one.
+    public init(
+        options: DaemonOptions, configuration: LifecycleConfiguration, logger: Logger, thread: BusThread? = nil
+    ) throws {
         self.options = options
         self.logger = logger
         self.store = StateStore(directory: options.stateDirectory(configuration))
@@ -64,12 +69,13 @@ public actor LifecycleDaemon {
             readsManagerJournal: options.bus(configuration) == .system
         )
         (inputs, input) = AsyncStream.makeStream(of: DaemonInput.self, bufferingPolicy: .unbounded)
-        thread = try BusThread(name: "lifecycled")
+        self.thread = try BusThread.shared(thread, orNew: "lifecycled")
+        ownsThread = thread == nil
         logger.info("Loaded \(contents.records.count) unit state files from \(store.unitsDirectory)")
     }
 
-    /// Runs until SIGTERM or SIGINT. SIGHUP reloads the configuration. The caller must have blocked these signals in
-    /// every thread (``SignalMask/block(_:)``): the loop reads them from a `signalfd`.
+    /// Runs until SIGTERM or SIGINT. SIGHUP reloads the configuration. The signals reach the loop through its thread
+    /// (``BusThread/watchSignals(_:handler:)``).
     public func run() async throws {
         try thread.watchSignals([SIGHUP, SIGTERM, SIGINT]) { [unowned self] signal in
             self.assumeIsolated { $0.received(signal) }
@@ -84,9 +90,9 @@ public actor LifecycleDaemon {
         for timer in timers.values { thread.cancel(timer) }
     }
 
-    /// Ends the loop's thread; call it after ``run()`` returned, from outside the thread.
+    /// Ends the loop's thread when the daemon started it; call it after ``run()`` returned, from outside the thread.
     public nonisolated func close() async {
-        await thread.shutdown()
+        if ownsThread { await thread.shutdown() }
     }
 
     /// Hands one input to the core and performs its effects; an answer goes back to the core at once and its own

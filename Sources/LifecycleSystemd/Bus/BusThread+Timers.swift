@@ -11,6 +11,10 @@ struct BusTimer {
     var body: () -> Void
 }
 
+/// The write end of the signal pipe, for the signal handler (a C function pointer captures nothing). Written once,
+/// before the handlers are installed.
+nonisolated(unsafe) private var signalPipeWriteFD: Int32 = -1
+
 /// Identifies a scheduled timer, to cancel it.
 public struct BusTimerID: Sendable, Hashable {
     let value: UInt64
@@ -19,7 +23,7 @@ public struct BusTimerID: Sendable, Hashable {
 /// Timers and signals as sources of the thread's own loop: nothing waits on Swift's global executor.
 extension BusThread {
     /// `thread` when given (shared with its owner), else a new thread named `name`.
-    static func shared(_ thread: BusThread?, orNew name: String) throws(SystemdError) -> BusThread {
+    public static func shared(_ thread: BusThread?, orNew name: String) throws(SystemdError) -> BusThread {
         if let thread { return thread }
         return try BusThread(name: name)
     }
@@ -49,18 +53,32 @@ extension BusThread {
         }
     }
 
-    /// Reads `signals` from a `signalfd` on this thread and hands each to `handler`, on this thread. The caller must
-    /// have blocked them in every thread (`sigprocmask` before any thread starts), or the kernel delivers them the
-    /// old way. Call it on this thread; calling it again replaces the set and the handler.
+    /// Hands each of `signals` to `handler`, on this thread. A signal handler writes the signal's number to a pipe
+    /// that the loop polls (the self-pipe trick): a `signalfd` would need the signals blocked in every thread, and
+    /// on Linux the main thread of an async `main` waits in `sigsuspend` with none blocked. Call it on this thread,
+    /// once per process.
     public func watchSignals(_ signals: [Int32], handler: @escaping (Int32) -> Void) throws(SystemdError) {
         checkIsolated()
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        for signal in signals { sigaddset(&mask, signal) }
-        let fd = signalfd(signalFD, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
-        try check(fd < 0 ? -Glibc.errno : 0, "watch signals")
-        signalFD = fd
+        var fds: [Int32] = [0, 0]
+        try check(pipe(&fds) < 0 ? -Glibc.errno : 0, "create the signal pipe")
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        }
+        signalFD = fds[0]
+        signalPipeWriteFD = fds[1]
         signalHandler = handler
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { signal in
+            // Async-signal-safe: one write(2) of one byte; a full pipe drops it, and the loop reads what it holds.
+            var byte = UInt8(truncatingIfNeeded: signal)
+            _ = write(signalPipeWriteFD, &byte, 1)
+        }
+        action.sa_flags = SA_RESTART
+        sigemptyset(&action.sa_mask)
+        for signal in signals {
+            try check(sigaction(signal, &action, nil) < 0 ? -Glibc.errno : 0, "handle signal \(signal)")
+        }
     }
 
     func stopWatchingSignals() {
@@ -70,10 +88,9 @@ extension BusThread {
     }
 
     func readSignals() {
-        var info = signalfd_siginfo()
-        let size = MemoryLayout<signalfd_siginfo>.size
-        while withUnsafeMutableBytes(of: &info, { read(signalFD, $0.baseAddress, size) }) == size {
-            signalHandler?(Int32(info.ssi_signo))
+        var byte: UInt8 = 0
+        while read(signalFD, &byte, 1) == 1 {
+            signalHandler?(Int32(byte))
         }
     }
 
@@ -91,16 +108,5 @@ extension BusThread {
     func nextTimerTimeout() -> Int32 {
         guard let first = timers.first else { return -1 }
         return Self.milliseconds(until: first.deadline, now: Self.monotonicMicroseconds())
-    }
-}
-
-/// Blocks signals in the calling thread and every thread it starts afterwards, so that only a ``BusThread``'s
-/// `signalfd` receives them. Call it first thing in `main`, before any thread exists.
-public enum SignalMask {
-    public static func block(_ signals: [Int32]) {
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        for signal in signals { sigaddset(&mask, signal) }
-        pthread_sigmask(SIG_BLOCK, &mask, nil)
     }
 }

@@ -14,8 +14,8 @@ import Synchronization
 ///   actor with `assumeIsolated`.
 ///
 /// The thread runs its own `poll(2)` loop rather than `sd_event`: besides the buses it waits for an `eventfd` that
-/// other threads write when they enqueue a job, for its timers (the poll timeout) and for Unix signals (a
-/// `signalfd`), so a daemon can run everything on this one thread and never touch Swift's global executor, whose
+/// other threads write when they enqueue a job, for its timers (the poll timeout) and for Unix signals (a pipe
+/// their handler writes to), so a daemon can run everything on this one thread and never touch Swift's global executor, whose
 /// first job arms a once-a-second libdispatch timer for the life of the process. A plain loop also sees
 /// `sd_bus_process`'s error directly, which is how a lost connection is detected (with `sd_bus_attach_event` it
 /// would surface only as the synthetic `Disconnected` signal).
@@ -47,7 +47,7 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
     /// Timers, soonest first. Touched only on the loop thread.
     var timers: [BusTimer] = []
     var lastTimerID: UInt64 = 0
-    /// The `signalfd` and what to do with each signal read from it. Touched only on the loop thread.
+    /// The read end of the signal pipe and what to do with each signal read from it. Touched only on the loop thread.
     var signalFD: Int32 = -1
     var signalHandler: ((Int32) -> Void)?
 
