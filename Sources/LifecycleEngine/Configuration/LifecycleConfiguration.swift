@@ -13,6 +13,7 @@
 /// - `state_directory` (absolute path; "/var/lib/lifecycled"), `bus` ("system" | "user"; "system"), `time_zone`
 ///   (IANA name; nil = the machine's zone), `log_level` (trace … critical; info).
 /// - `crash_loop_crashes` (Int, 3), `crash_loop_minutes` (Int, 10): ``crashLoop``, read by `lifecyclectl status`.
+/// - `history_from_journal` (Bool, true): ``historyFromJournal``.
 ///
 /// The value is pure: it never reads files, the clock or the machine's time zone. Loading and validating a file is
 /// the job of `LifecycleStorage.ConfigLoader`.
@@ -36,6 +37,9 @@ public struct LifecycleConfiguration: Sendable, Equatable {
     public var logLevel: LogLevel
     /// How many failures in how many minutes `lifecyclectl status` shows as crash-looping.
     public var crashLoop: CrashLoopRule
+    /// On lifecycled's first start on a machine, whether the watched units' past runs are rebuilt from PID 1's
+    /// journal, as far back as it goes, so that their counters are right on day one.
+    public var historyFromJournal: Bool
 
     /// Creates a configuration; every argument left out takes its documented default.
     public init(
@@ -46,7 +50,8 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         bus: BusKind = .system,
         timeZone: String? = nil,
         logLevel: LogLevel = .info,
-        crashLoop: CrashLoopRule = CrashLoopRule()
+        crashLoop: CrashLoopRule = CrashLoopRule(),
+        historyFromJournal: Bool = true
     ) {
         self.defaults = defaults
         self.defaultVersionSource = defaultVersionSource
@@ -56,6 +61,7 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         self.timeZone = timeZone
         self.logLevel = logLevel
         self.crashLoop = crashLoop
+        self.historyFromJournal = historyFromJournal
     }
 
     /// The rule that governs `unit`: the first rule, in file order, whose pattern matches the unit's name.
