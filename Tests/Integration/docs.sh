@@ -86,7 +86,7 @@ test_lifecycled_page_has_every_option() {
 test_lifecyclectl_page_has_every_option() {
     local commands command accepted documented
     commands=$("$build_dir/lifecyclectl" --help |
-        awk '/^[A-Z][A-Z ]*:$/ { on = ($0 == "SUBCOMMANDS:"); next } on && /^  [a-z]/ { print $1 }')
+        awk '/^[A-Z][A-Z ]*:$/ { on = ($0 == "SUBCOMMANDS:"); next } on && /^  [a-z]/ { sub(/,$/, "", $1); print $1 }')
     [[ $commands == *replay* ]] || fail "could not read the commands of lifecyclectl --help: '$commands'"
     # Every command also takes --version and -h/--help: the page describes those once, under OPTIONS.
     for command in $commands; do
