@@ -222,6 +222,12 @@ test_bad_sources_are_errors() {
     assert_eq "lifecyclectl: Failed to open the journal $work/empty: no readable journal file." "$err" \
         "status --directory of an empty directory"
     assert_status 1 "$HOST_CTL" runs lc-oneshot --file "$work/receiver.log"
+    # Files the reader may not read: journal-remote writes them 0640 root in a directory of root's.
+    local -a files=("$remote_dir"/*.journal)
+    err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$HOST_CTL" status --file "${files[0]}" 2>&1 >/dev/null || true)
+    assert_contains "$err" "lifecyclectl: Failed to open the journal ${files[0]}: " "status --file, unreadable"
+    err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$HOST_CTL" status --directory "$remote_dir" 2>&1 >/dev/null || true)
+    assert_contains "$err" "lifecyclectl: Failed to open the journal $remote_dir: " "status --directory, unreadable"
     assert_status 64 "$HOST_CTL" status --directory "$remote_dir" --file "$work/receiver.log"
 }
 
@@ -245,7 +251,7 @@ run_test "status --directory and --file: one row per machine and unit, with the 
     test_status_shows_both_machines
 run_test "runs --directory: one machine's runs, chosen with --machine by hostname or machine id" \
     test_runs_of_one_machine
-run_test "an empty directory, a file that is not a journal, --directory with --file: errors" \
+run_test "an empty directory, a file that is not a journal, unreadable files, --directory with --file: errors" \
     test_bad_sources_are_errors
 
 if ((_tests_failed == 0)); then # from lib/assert.sh
