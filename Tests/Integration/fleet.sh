@@ -221,7 +221,9 @@ test_bad_sources_are_errors() {
     err=$("$HOST_CTL" status --directory "$work/empty" 2>&1 >/dev/null || true)
     assert_eq "lifecyclectl: Failed to open the journal $work/empty: no readable journal file." "$err" \
         "status --directory of an empty directory"
-    assert_status 1 "$HOST_CTL" runs lc-oneshot --file "$work/receiver.log"
+    err=$("$HOST_CTL" runs lc-oneshot --file "$work/receiver.log" 2>&1 >/dev/null || true)
+    assert_eq "lifecyclectl: Failed to open the journal $work/receiver.log: not a journal file." "$err" \
+        "runs --file of a file that is not a journal file"
     # Files the reader may not read: journal-remote writes them 0640 root in a directory of root's.
     local -a files=("$remote_dir"/*.journal)
     err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$HOST_CTL" status --file "${files[0]}" 2>&1 >/dev/null || true)

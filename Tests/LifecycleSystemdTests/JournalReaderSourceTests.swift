@@ -50,6 +50,6 @@ struct JournalReaderSourceTests {
         fputs("not a journal\n", file)
         fclose(file)
         let error = try #require(readError(.files([path])))
-        #expect(error.description.hasPrefix("Failed to open the journal \(path): "))
+        #expect(error.description == "Failed to open the journal \(path): not a journal file")
     }
 }

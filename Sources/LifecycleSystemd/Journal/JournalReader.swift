@@ -141,7 +141,13 @@ public struct JournalReader: Sendable {
         case .directory(let path):
             try check(path.withCString { sd_journal_open_directory(&journal, $0, 0) }, operation)
         case .files(let paths):
-            try check(Self.withCStringArray(paths) { sd_journal_open_files(&journal, $0, 0) }, operation)
+            let result = Self.withCStringArray(paths) { sd_journal_open_files(&journal, $0, 0) }
+            // sd-journal reports a file that is not a journal file by its header check's errno, whose text
+            // ("No data available", "Bad message") does not say what is wrong.
+            if [-ENODATA, -EBADMSG, -EPROTONOSUPPORT].contains(result) {
+                throw SystemdError(errno: result, operation: operation, message: "not a journal file")
+            }
+            try check(result, operation)
         }
         guard let journal else { throw SystemdError(errno: EINVAL, operation: operation) }
         if source != .local {
