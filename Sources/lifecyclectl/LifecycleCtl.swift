@@ -22,7 +22,7 @@ struct LifecycleCtl: AsyncParsableCommand {
                   unit name, data that is not KEY=VALUE, an invalid event name.
             """,
         version: "0.1.0",
-        subcommands: [Status.self, Show.self, Runs.self, Launch.self, Wake.self, Sleep.self, Track.self, Replay.self],
+        subcommands: [Status.self, Show.self, Runs.self, Follow.self, Launch.self, Wake.self, Sleep.self, Track.self, Replay.self],
         defaultSubcommand: Status.self
     )
 
