@@ -89,7 +89,17 @@ host_pid() {
     return 1
 }
 unit_prop() { c_exec systemctl show -p "$2" --value "$1"; }
-unit_host_pid() { host_pid "$(unit_prop "$1" MainPID)"; }
+# The host PID of a unit's main process; retried for a while, since a busy machine can leave the lookup racing a start.
+unit_host_pid() {
+    local try inner
+    for ((try = 0; try < 20; try++)); do
+        inner=$(unit_prop "$1" MainPID)
+        [[ $inner =~ ^[1-9][0-9]*$ ]] && host_pid "$inner" && return 0
+        sleep 0.5
+    done
+    say "goals.sh: no main process for $1" >&2
+    return 1
+}
 
 # CPU time (user + system) of a process and its threads, dead ones included, in ms.
 readonly TICK_MS=$((1000 / $(getconf CLK_TCK)))
