@@ -271,11 +271,13 @@ else
     sleep "$IDLE_SECONDS"
 fi
 lc_idle=$(($(switches "$lc_pid") - lc_s0)) fl_idle=$(($(switches "$floor_pid") - fl_s0))
-idle_perf=$(awk -F, '$3 == "context-switches" { cs = $1 } $3 == "task:task_newtask" { nt = $1 }
-    END { if (cs != "") printf "perf: %s context switches, %s threads created", cs, nt; else printf "no perf" }' \
-    | sed 's/<not counted>/0/g' \
-    "$work/idle-perf.txt" 2>/dev/null || echo "no perf")
-# ("<not counted>": perf never saw the process run in the window.)
+idle_perf="no perf"
+# ("<not counted>": perf never saw the process run in the window, which is 0.)
+if [[ -s $work/idle-perf.txt ]]; then
+    idle_perf=$(sed 's/<not counted>/0/g' "$work/idle-perf.txt" |
+        awk -F, '$3 == "context-switches" { cs = $1 } $3 == "task:task_newtask" { nt = $1 }
+            END { printf "perf: %s context switches, %s threads created", cs, nt }')
+fi
 say "  context switches (all live threads): lifecycled $lc_idle ($(find /proc/"$lc_pid"/task -mindepth 1 -maxdepth 1 | wc -l) threads;" \
     "$idle_perf), floor $fl_idle; lifecycled CPU $(($(cpu_ms "$lc_pid") - lc_c0)) ms;" \
     "WatchdogUSec $(unit_prop lifecycled.service WatchdogUSec); machine busy $(busy_since "$mark")"
