@@ -245,7 +245,9 @@ done
 sleep 3
 lc_rss=$(status_kb "$lc_pid" VmRSS) lc_anon=$(status_kb "$lc_pid" RssAnon) lc_hwm=$(status_kb "$lc_pid" VmHWM)
 fl_rss=$(status_kb "$floor_pid" VmRSS) fl_anon=$(status_kb "$floor_pid" RssAnon)
-say "  3 s after the last READY: lifecycled VmRSS $(mb "$lc_rss") MB (RssAnon $(mb "$lc_anon"), VmHWM $(mb "$lc_hwm"))," \
+# VmRSS = RssAnon + RssFile + RssShmem; /opt is a tmpfs inside, so the static binary's pages count as RssShmem.
+say "  3 s after the last READY: lifecycled VmRSS $(mb "$lc_rss") MB (RssAnon $(mb "$lc_anon")," \
+    "RssFile $(mb "$(status_kb "$lc_pid" RssFile)"), RssShmem $(mb "$(status_kb "$lc_pid" RssShmem)"), VmHWM $(mb "$lc_hwm"))," \
     "floor VmRSS $(mb "$fl_rss") MB (RssAnon $(mb "$fl_anon")); machine busy $(busy_since "$mark")"
 # What lifecycled asks PID 1 for at a start (not timed: the monitor slows the bus).
 c_exec systemctl stop lifecycled.service
@@ -349,7 +351,7 @@ dbus_pid=$(unit_host_pid dbus.service)
 section "5a. churn without lifecycled: $CHURN_UNITS transient units, $CHURN_WINDOW alive at once (floor and driver only)"
 c_exec systemctl stop lifecycled.service
 churn lc-base "$CHURN_UNITS"
-base_pid1=$cpu_pid1 base_floor=$cpu_floor base_runs=$(field runs) base_again=$(field loaded_again)
+base_pid1=$cpu_pid1 base_floor=$cpu_floor base_runs=$(field runs) base_again=$(field loaded_again) base_names=$(field names_loaded_again)
 say "  floor ÷ PID 1 without lifecycled: $(ratio "$base_floor" "$base_pid1")"
 start_lifecycled "before-churn start"
 wait_cpu_quiet "$lc_pid"
@@ -391,5 +393,6 @@ row "VmRSS with $MEM_UNITS units, MB" "<= 16" "$(mb "$lc_rss")" "$(mb "$fl_rss")
 row "  RssAnon, MB" "-" "$(mb "$lc_anon")" "$(mb "$fl_anon")" "$(ratio "$lc_anon" "$fl_anon" 1)"
 row "context switches in $IDLE_SECONDS s idle" "pings" "$lc_idle ($idle_perf)" "$fl_idle" ""
 row "p99 state change -> dispatch, back to back, ms" "<= 5" "$lat_p99 (p50 $lat_p50, n=$lat_n)" "-" ""
-row "transient units loaded again after collection" "0" "$again of $runs ($names_again names)" "$base_again of $base_runs" ""
+row "transient units loaded again after collection" "0" "$names_again of $runs runs ($again loads)" \
+    "$base_names of $base_runs ($base_again)" ""
 say "raw data: $work"

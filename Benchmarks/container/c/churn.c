@@ -10,6 +10,7 @@
 //
 // Prints one line: runs=N seconds=S rate=R loaded_again=K names_loaded_again=L failed_calls=F
 // Usage: churn PREFIX COUNT WINDOW LINGER
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,12 @@ int main(int argc, char **argv) {
     count = atol(argv[2]);
     long window = atol(argv[3]);
     double linger = atof(argv[4]);
-    removals = calloc((size_t)count + 1, sizeof *removals);
+    if (count <= 0 || window <= 0) {
+        fprintf(stderr, "churn: COUNT and WINDOW must be positive\n");
+        return 64;
+    }
+    removals = calloc((size_t)count, sizeof *removals);
+    if (!removals) return fail("calloc", -ENOMEM);
     sd_bus *bus = NULL;
     sd_bus_error error = SD_BUS_ERROR_NULL;
     int r = sd_bus_open_system(&bus);
@@ -94,7 +100,8 @@ int main(int argc, char **argv) {
                                    NULL, "ssa(sv)a(sa(sv))", name, "fail", 2, "ExecStart", "a(sasb)", 1, "/bin/true",
                                    1, "/bin/true", 0, "CollectMode", "s", "inactive-or-failed", 0);
             if (r < 0) {
-                fprintf(stderr, "churn: StartTransientUnit %s: %s\n", name, error.message);
+                fprintf(stderr, "churn: StartTransientUnit %s: %s\n", name,
+                        error.message ? error.message : strerror(-r));
                 sd_bus_error_free(&error);
                 failed++;
             } else {
