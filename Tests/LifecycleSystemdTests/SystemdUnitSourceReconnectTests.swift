@@ -44,9 +44,12 @@ struct SystemdUnitSourceReconnectTests {
         try await events.expectNext(.initial([expected]), timeout: .seconds(20))
         #expect(successor.calls.subscribe >= 1)
 
-        // Signals flow on the new connection.
+        // Signals flow on the new connection. systemd's bus name may have changed owner while the source set up,
+        // which asks for one more listing of the same state first.
         try await successor.emitManagerSignal("Reloading", [.bool(true)])
-        try await events.expectNext(.reloading(true))
+        var event = try await events.next()
+        while event == .initial([expected]) { event = try await events.next() }
+        #expect(event == .reloading(true))
 
         await source.stop()
         await successor.close()
