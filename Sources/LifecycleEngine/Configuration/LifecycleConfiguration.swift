@@ -13,6 +13,7 @@
 /// - `state_directory` (absolute path; "/var/lib/lifecycled"), `bus` ("system" | "user"; "system"), `time_zone`
 ///   (IANA name; nil = the machine's zone), `log_level` (trace … critical; info).
 /// - `crash_loop_crashes` (Int, 3), `crash_loop_minutes` (Int, 10): ``crashLoop``, read by `lifecyclectl status`.
+/// - `metrics_file` (absolute path ending in `.prom`; nil = no metrics): ``metricsFile``, for node_exporter.
 ///
 /// The value is pure: it never reads files, the clock or the machine's time zone. Loading and validating a file is
 /// the job of `LifecycleStorage.ConfigLoader`.
@@ -36,6 +37,8 @@ public struct LifecycleConfiguration: Sendable, Equatable {
     public var logLevel: LogLevel
     /// How many failures in how many minutes `lifecyclectl status` shows as crash-looping.
     public var crashLoop: CrashLoopRule
+    /// The Prometheus text file lifecycled keeps up to date for node_exporter's textfile collector; nil for none.
+    public var metricsFile: String?
 
     /// Creates a configuration; every argument left out takes its documented default.
     public init(
@@ -46,7 +49,8 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         bus: BusKind = .system,
         timeZone: String? = nil,
         logLevel: LogLevel = .info,
-        crashLoop: CrashLoopRule = CrashLoopRule()
+        crashLoop: CrashLoopRule = CrashLoopRule(),
+        metricsFile: String? = nil
     ) {
         self.defaults = defaults
         self.defaultVersionSource = defaultVersionSource
@@ -56,6 +60,7 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         self.timeZone = timeZone
         self.logLevel = logLevel
         self.crashLoop = crashLoop
+        self.metricsFile = metricsFile
     }
 
     /// The rule that governs `unit`: the first rule, in file order, whose pattern matches the unit's name.
