@@ -29,6 +29,8 @@ public actor LifecycleDaemon: Service {
     var timers: [DaemonTimer: Task<Void, Never>] = [:]
     var replies: [ReplyToken: CheckedContinuation<Result<UInt64, EventRequestError>, Never>] = [:]
     var lastReplyID: UInt64 = 0
+    /// Why the last metrics write failed; nil while writes work.
+    var metricsFailure: String?
 
     /// Locks the state directory and loads its state files; fails when another lifecycled uses the directory, when
     /// it cannot be read, or when it holds a file from a newer version.
