@@ -23,7 +23,10 @@ struct LifecycleCtl: AsyncParsableCommand {
                   unit name, data that is not KEY=VALUE, an invalid event name.
             """,
         version: LifecycleVersion.current,
-        subcommands: [Status.self, Show.self, Runs.self, Launch.self, Wake.self, Sleep.self, Track.self, Replay.self],
+        subcommands: [
+            Status.self, Show.self, Runs.self, Metrics.self, Launch.self, Wake.self, Sleep.self, Track.self,
+            Replay.self,
+        ],
         defaultSubcommand: Status.self
     )
 
