@@ -11,8 +11,9 @@
 #include <systemd/sd-id128.h>
 #include <systemd/sd-journal.h>
 
-/* The bus thread's poll loop, its eventfd wake-up and sd_journal_sendv's iovec. */
+/* The bus thread's poll loop, its eventfd wake-up, its signal handling and sd_journal_sendv's iovec. */
 #include <poll.h>
+#include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/uio.h>
 #include <time.h>

@@ -7,11 +7,11 @@ import LifecycleEngine
 import LifecycleStorage
 import LifecycleSystemd
 import Logging
-import ServiceLifecycle
-import UnixSignals
 
-@main
 struct Lifecycled: AsyncParsableCommand {
+    /// The thread everything runs on (see main.swift); set before the command starts.
+    nonisolated(unsafe) static var loopThread: BusThread!
+
     static let configuration = CommandConfiguration(
         commandName: "lifecycled",
         abstract: "Track the lifecycle of systemd units: launches, wakes, sleeps, crashes and updates.",
@@ -66,18 +66,13 @@ struct Lifecycled: AsyncParsableCommand {
         let options = DaemonOptions(configPath: config, stateDirectory: stateDirectory, bus: bus)
         let daemon: LifecycleDaemon
         do {
-            daemon = try LifecycleDaemon(options: options, configuration: configuration, logger: logger)
+            daemon = try LifecycleDaemon(
+                options: options, configuration: configuration, logger: logger, thread: Self.loopThread
+            )
         } catch {
             throw fail("\(error)")
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [.init(service: daemon)],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
-        )
-        try await group.run()
+        try await daemon.run()
     }
 
     /// Reports a start-up failure the way systemd's own daemons do: on standard error, and as the unit's status.

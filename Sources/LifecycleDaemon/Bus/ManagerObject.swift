@@ -60,6 +60,7 @@ public actor ManagerObject {
     ///   - requests: Who answers the calls: the daemon, or a fake in tests.
     ///   - logger: For refused calls (debug) and replies that cannot be sent.
     ///   - name: The well-known name to own; nil to own none (the object is then reachable by unique name only).
+    ///   - thread: The bus thread to run on, shared with the caller; nil to start one of its own.
     /// - Returns: The exported object; call ``stop()`` when done.
     /// - Throws: ``SystemdError`` when the connection fails, or with `EEXIST` when someone else owns the name; the
     ///   connection is closed again then.
@@ -67,9 +68,10 @@ public actor ManagerObject {
         on address: BusAddress,
         requests: any LifecycleRequests,
         logger: Logger,
-        name: String? = ManagerInterface.busName
+        name: String? = ManagerInterface.busName,
+        thread: BusThread? = nil
     ) async throws(SystemdError) -> ManagerObject {
-        let bus = try await SystemdBus.connect(address, description: "lifecycled-manager")
+        let bus = try await SystemdBus.connect(address, description: "lifecycled-manager", thread: thread)
         let object = ManagerObject(bus: bus, requests: requests, logger: logger)
         do throws(SystemdError) {
             try await object.export()
@@ -91,7 +93,7 @@ public actor ManagerObject {
     }
 
     private func export() async throws(SystemdError) {
-        worker = Task { await self.work() }
+        worker = Task(executorPreference: bus.thread) { await self.work() }
         try await bus.exportObject(path: ManagerInterface.objectPath) { [weak self] call, connection in
             guard let self else { return false }
             // sd-bus calls this on the bus thread, this actor's executor, and assumeIsolated runs the body right here,

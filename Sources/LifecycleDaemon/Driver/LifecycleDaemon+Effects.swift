@@ -96,7 +96,7 @@ extension LifecycleDaemon {
                 return nil
             }
             if found.allSatisfy({ $0 }) || attempt == attempts { break }
-            try? await Task.sleep(for: Self.leftoverLookUpInterval)
+            await thread.sleep(for: Self.leftoverLookUpInterval)
         }
         return found
     }
@@ -105,7 +105,7 @@ extension LifecycleDaemon {
         let reader = JournalRecoveryReader(logger: logger)
         for attempt in 1...Self.runEndingAttempts {
             if let ending = reader.ending(of: unit, invocationID: invocationID) { return ending }
-            if attempt < Self.runEndingAttempts { try? await Task.sleep(for: Self.runEndingInterval) }
+            if attempt < Self.runEndingAttempts { await thread.sleep(for: Self.runEndingInterval) }
         }
         return nil
     }
@@ -116,10 +116,12 @@ extension LifecycleDaemon {
         await stopSource()
         guard !patterns.isEmpty else { return }
         do {
-            let source = try SystemdUnitSource(address: options.bus(core.configuration), patterns: patterns, logger: logger)
+            let source = try SystemdUnitSource(
+                address: options.bus(core.configuration), patterns: patterns, thread: thread, logger: logger
+            )
             try await source.start()
             self.source = source
-            sourceTask = Task { await self.forward(source) }
+            sourceTask = Task(executorPreference: thread) { await self.forward(source) }
         } catch {
             if isFirst { throw error }
             logger.error("Failed to watch the units of the new configuration", metadata: ["error": "\(error)"])
@@ -134,15 +136,9 @@ extension LifecycleDaemon {
     }
 
     private func arm(_ timer: DaemonTimer, at time: Milliseconds) {
-        timers[timer]?.cancel()
-        let delay = Duration.milliseconds(max(0, time - Self.now()))
-        timers[timer] = Task {
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                return
-            }
-            self.input.yield(.timer(timer))
+        if let armed = timers[timer] { thread.cancel(armed) }
+        timers[timer] = thread.schedule(after: .milliseconds(max(0, time - Self.now()))) { [input] in
+            input.yield(.timer(timer))
         }
     }
 

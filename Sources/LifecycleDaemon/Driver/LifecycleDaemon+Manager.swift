@@ -12,7 +12,7 @@ extension LifecycleDaemon {
     /// - Returns: The object to stop at shutdown, or nil when it could not be published.
     func publishManager(on address: BusAddress, logger: Logger) async -> ManagerObject? {
         do {
-            let manager = try await ManagerObject.start(on: address, requests: self, logger: logger)
+            let manager = try await ManagerObject.start(on: address, requests: self, logger: logger, thread: thread)
             logger.info("Acquired the bus name \(ManagerInterface.busName) on the \(address)")
             return manager
         } catch {

@@ -5,14 +5,16 @@ import LifecycleEngine
 import LifecycleStorage
 import LifecycleSystemd
 import Logging
-import ServiceLifecycle
-import UnixSignals
 
 /// lifecycled's one loop: takes every input in turn (systemd's signals, D-Bus calls, SIGHUP, timers, SIGTERM), hands
 /// it to the pure ``DaemonCore`` and performs the effects it returns, in order. The loop is the only code that
 /// touches the core; an effect with an answer feeds it back before the next effect runs, so no input is ever handled
 /// between two halves of a transition.
-public actor LifecycleDaemon: Service {
+///
+/// Everything runs on one thread, ``thread``: this actor, the unit source and the D-Bus interface all have it as their
+/// executor, and timers and Unix signals are sources of its poll loop. Nothing runs on Swift's global executor, whose
+/// first job would arm a once-a-second libdispatch timer for the life of the process.
+public actor LifecycleDaemon {
     let options: DaemonOptions
     let logger: Logger
     var core: DaemonCore
@@ -26,7 +28,14 @@ public actor LifecycleDaemon: Service {
     var source: SystemdUnitSource?
     var sourceTask: Task<Void, Never>?
     var manager: ManagerObject?
-    var timers: [DaemonTimer: Task<Void, Never>] = [:]
+    var timers: [DaemonTimer: BusTimerID] = [:]
+    /// The thread of the loop, its bus connections, timers and signals.
+    public nonisolated let thread: BusThread
+    private nonisolated let ownsThread: Bool
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        thread.asUnownedSerialExecutor()
+    }
     var replies: [ReplyToken: CheckedContinuation<Result<UInt64, EventRequestError>, Never>] = [:]
     var lastReplyID: UInt64 = 0
     /// Why the last metrics write failed; nil while writes work.
@@ -34,7 +43,11 @@ public actor LifecycleDaemon: Service {
 
     /// Locks the state directory and loads its state files; fails when another lifecycled uses the directory, when
     /// it cannot be read, or when it holds a file from a newer version.
-    public init(options: DaemonOptions, configuration: LifecycleConfiguration, logger: Logger) throws {
+    ///
+    /// - Parameter thread: the loop's thread, shared with the caller; nil to start one.
+    public init(
+        options: DaemonOptions, configuration: LifecycleConfiguration, logger: Logger, thread: BusThread? = nil
+    ) throws {
         self.options = options
         self.logger = logger
         self.store = StateStore(directory: options.stateDirectory(configuration))
@@ -58,26 +71,30 @@ public actor LifecycleDaemon: Service {
             readsManagerJournal: options.bus(configuration) == .system
         )
         (inputs, input) = AsyncStream.makeStream(of: DaemonInput.self, bufferingPolicy: .unbounded)
+        self.thread = try BusThread.shared(thread, orNew: "lifecycled")
+        ownsThread = thread == nil
         logger.info("Loaded \(contents.records.count) unit state files from \(store.unitsDirectory)")
     }
 
+    /// Runs until SIGTERM or SIGINT. SIGHUP reloads the configuration. The signals reach the loop through its thread
+    /// (``BusThread/watchSignals(_:handler:)``).
     public func run() async throws {
+        try thread.watchSignals([SIGHUP, SIGTERM, SIGINT]) { [unowned self] signal in
+            self.assumeIsolated { $0.received(signal) }
+        }
+        if let interval = try? notifier.watchdogInterval() { pingWatchdog(every: interval / 2) }
         input.yield(.start)
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await self.forwardReloadSignals() }
-            group.addTask { await self.pingWatchdog() }
-            group.addTask {
-                try? await gracefulShutdown()
-                self.input.yield(.stop)
-            }
-            for await next in inputs {
-                guard try await handle(next) else { break }
-            }
-            group.cancelAll()
+        for await next in inputs {
+            guard try await handle(next) else { break }
         }
         await manager?.stop()
         await stopSource()
-        for timer in timers.values { timer.cancel() }
+        for timer in timers.values { thread.cancel(timer) }
+    }
+
+    /// Ends the loop's thread when the daemon started it; call it after ``run()`` returned, from outside the thread.
+    public nonisolated func close() async {
+        if ownsThread { await thread.shutdown() }
     }
 
     /// Hands one input to the core and performs its effects; an answer goes back to the core at once and its own
@@ -112,31 +129,30 @@ public actor LifecycleDaemon: Service {
         }
     }
 
-    /// SIGHUP reads the configuration again; the core takes it or keeps the previous one.
-    private func forwardReloadSignals() async {
-        for await _ in await UnixSignalsSequence(trapping: .sighup) {
-            let result: Result<ReloadedConfiguration, ConfigurationReloadError>
-            do {
-                let loaded = try ConfigLoader(path: options.configPath).load()
-                result = .success(ReloadedConfiguration(configuration: loaded, timeZone: try loaded.localTimeZone()))
-            } catch {
-                result = .failure(ConfigurationReloadError("\(error)"))
-            }
-            input.yield(.reloaded(result))
+    /// SIGHUP reads the configuration again (the core takes it or keeps the previous one); SIGTERM and SIGINT stop.
+    private func received(_ signal: Int32) {
+        guard signal == SIGHUP else {
+            input.yield(.stop)
+            return
         }
+        let result: Result<ReloadedConfiguration, ConfigurationReloadError>
+        do {
+            let loaded = try ConfigLoader(path: options.configPath).load()
+            result = .success(ReloadedConfiguration(configuration: loaded, timeZone: try loaded.localTimeZone()))
+        } catch {
+            result = .failure(ConfigurationReloadError("\(error)"))
+        }
+        input.yield(.reloaded(result))
     }
 
     /// Pings the watchdog at half its interval, through the loop: the ping proves that inputs are being handled, not
     /// merely that a thread is alive.
-    private func pingWatchdog() async {
-        guard let interval = try? notifier.watchdogInterval() else { return }
-        while true {
-            do {
-                try await Task.sleep(for: interval / 2)
-            } catch {
-                return  // cancelled at shutdown
+    private func pingWatchdog(every period: Duration) {
+        thread.schedule(after: period) { [unowned self] in
+            self.assumeIsolated { daemon in
+                daemon.input.yield(.timer(.watchdog))
+                daemon.pingWatchdog(every: period)
             }
-            input.yield(.timer(.watchdog))
         }
     }
 

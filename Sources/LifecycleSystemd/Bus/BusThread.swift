@@ -13,18 +13,19 @@ import Synchronization
 /// - sd-bus invokes match, object and reply callbacks from `sd_bus_process` on this thread, so they can enter such an
 ///   actor with `assumeIsolated`.
 ///
-/// The thread runs its own `poll(2)` loop rather than `sd_event`: besides the buses it only waits for an `eventfd`
-/// that other threads write when they enqueue a job. Timers are Swift's (`Task.sleep`), Unix signals belong to the
-/// service group and the watchdog to its own service, so `sd_event` would add a second object with its own thread
-/// rules and nothing else; and a plain loop sees `sd_bus_process`'s error directly, which is how a lost connection is
-/// detected (with `sd_bus_attach_event` it would surface only as the synthetic `Disconnected` signal).
+/// The thread runs its own `poll(2)` loop rather than `sd_event`: besides the buses it waits for an `eventfd` that
+/// other threads write when they enqueue a job, for its timers (the poll timeout) and for Unix signals (a pipe
+/// their handler writes to), so a daemon can run everything on this one thread and never touch Swift's global executor, whose
+/// first job arms a once-a-second libdispatch timer for the life of the process. A plain loop also sees
+/// `sd_bus_process`'s error directly, which is how a lost connection is detected (with `sd_bus_attach_event` it
+/// would surface only as the synthetic `Disconnected` signal).
 ///
 /// Nothing on this thread may block: slow consumers get their data through `AsyncStream`s.
 ///
 /// Lifetime: the thread keeps itself alive until ``shutdown()`` (``SystemdUnitSource/stop()`` and
 /// ``SystemdBus/close()`` call it). Every connection is closed by then, so a job that arrives later (a method called
 /// after `stop()`) runs on a serial fallback queue and finds no bus: it fails with `ENOTCONN` instead of hanging.
-public final class BusThread: SerialExecutor, @unchecked Sendable {
+public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable {
     private struct Shared {
         var jobs: [UnownedJob] = []
         var isShutdownRequested = false
@@ -43,6 +44,12 @@ public final class BusThread: SerialExecutor, @unchecked Sendable {
     private var connections: [BusConnection] = []
     /// Runs, one at a time, the jobs that arrive after the loop has ended.
     private let afterShutdown: DispatchQueue
+    /// Timers, soonest first. Touched only on the loop thread.
+    var timers: [BusTimer] = []
+    var lastTimerID: UInt64 = 0
+    /// The read end of the signal pipe and what to do with each signal read from it. Touched only on the loop thread.
+    var signalFD: Int32 = -1
+    var signalHandler: ((Int32) -> Void)?
 
     /// Starts a new bus thread.
     ///
@@ -89,6 +96,10 @@ public final class BusThread: SerialExecutor, @unchecked Sendable {
             return
         }
         wake()
+    }
+
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
@@ -160,6 +171,7 @@ public final class BusThread: SerialExecutor, @unchecked Sendable {
         while true {
             var didWork = runPendingJobs()
             didWork = processConnections() || didWork
+            didWork = runDueTimers() || didWork
             if didWork { continue }
             if finishIfShutdownRequested() { return }
             waitForEvents(&pollFDs)
@@ -214,6 +226,8 @@ public final class BusThread: SerialExecutor, @unchecked Sendable {
             connection.close()
         }
         connections.removeAll()
+        timers.removeAll()
+        stopWatchingSignals()
         threadID.store(0, ordering: .releasing)
         for waiter in waiters {
             waiter.resume()
@@ -225,7 +239,8 @@ public final class BusThread: SerialExecutor, @unchecked Sendable {
     private func waitForEvents(_ pollFDs: inout [pollfd]) {
         pollFDs.removeAll(keepingCapacity: true)
         pollFDs.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
-        var timeoutMilliseconds: Int32 = -1
+        pollFDs.append(pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0))  // poll skips a negative fd
+        var timeoutMilliseconds = nextTimerTimeout()
         for connection in connections {
             guard let bus = connection.bus else { continue }
             do throws(SystemdError) {
@@ -255,6 +270,9 @@ public final class BusThread: SerialExecutor, @unchecked Sendable {
         if pollFDs[0].revents & Int16(POLLIN) != 0 {
             var counter: UInt64 = 0
             _ = withUnsafeMutableBytes(of: &counter) { read(wakeFD, $0.baseAddress, 8) }
+        }
+        if pollFDs[1].revents & Int16(POLLIN) != 0 {
+            readSignals()
         }
     }
 

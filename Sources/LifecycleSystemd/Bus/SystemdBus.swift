@@ -14,14 +14,17 @@ import Glibc
 public actor SystemdBus {
     /// The thread every method of this actor runs on.
     public nonisolated let thread: BusThread
+    /// Whether ``close()`` ends ``thread`` (it was started for this bus) or leaves it to its owner.
+    private nonisolated let ownsThread: Bool
     private var connection: BusConnection?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         thread.asUnownedSerialExecutor()
     }
 
-    private init(thread: BusThread) {
+    private init(thread: BusThread, ownsThread: Bool) {
         self.thread = thread
+        self.ownsThread = ownsThread
     }
 
     /// Connects to `address` on a new bus thread.
@@ -29,16 +32,16 @@ public actor SystemdBus {
     /// - Parameters:
     ///   - address: Which bus.
     ///   - description: A name for the connection in sd-bus's debug output.
+    ///   - thread: The bus thread to run on, shared with its owner; nil to start one of its own.
     /// - Throws: ``SystemdError`` if the thread or the connection cannot be set up.
-    public static func connect(_ address: BusAddress, description: String = "lifecycled") async throws(SystemdError)
-        -> SystemdBus
-    {
-        let thread = try BusThread(name: "sd-bus")
-        let bus = SystemdBus(thread: thread)
+    public static func connect(
+        _ address: BusAddress, description: String = "lifecycled", thread: BusThread? = nil
+    ) async throws(SystemdError) -> SystemdBus {
+        let bus = SystemdBus(thread: try BusThread.shared(thread, orNew: "sd-bus"), ownsThread: thread == nil)
         do throws(SystemdError) {
             try await bus.open(address, description: description)
         } catch {
-            await thread.shutdown()
+            if bus.ownsThread { await bus.thread.shutdown() }
             throw error
         }
         return bus
@@ -180,10 +183,10 @@ public actor SystemdBus {
         try body(try openConnection("use the connection"))
     }
 
-    /// Flushes and closes the connection, then ends the bus thread.
+    /// Flushes and closes the connection, then ends the bus thread when it was started for this bus.
     public nonisolated func close() async {
         await closeConnection()
-        await thread.shutdown()
+        if ownsThread { await thread.shutdown() }
     }
 
     private func closeConnection() {

@@ -44,7 +44,7 @@ extension SystemdUnitSource {
     func requestResync() {
         isResyncRequested = true
         guard resyncTask == nil, isEstablished, !isStopped else { return }
-        resyncTask = Task { await self.runRequestedResyncs() }
+        resyncTask = Task(executorPreference: thread) { await self.runRequestedResyncs() }
     }
 
     private func runRequestedResyncs() async {

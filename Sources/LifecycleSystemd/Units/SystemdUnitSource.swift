@@ -30,6 +30,8 @@ public actor SystemdUnitSource {
     public nonisolated let events: AsyncStream<UnitSourceEvent>
     /// The thread this actor runs on.
     public nonisolated let thread: BusThread
+    /// Whether the source started ``thread`` (and ends it in ``stop()``), or shares its owner's.
+    private nonisolated let ownsThread: Bool
 
     let continuation: AsyncStream<UnitSourceEvent>.Continuation
     let address: BusAddress
@@ -64,19 +66,22 @@ public actor SystemdUnitSource {
     ///   - patterns: The unit globs to watch, as `ListUnitsByPatterns` takes them; empty watches every unit. Incoming
     ///     signals are filtered with the same rule, so what the source reports matches its initial listing.
     ///   - reconnectPolicy: The back-off between reconnection attempts.
+    ///   - thread: The bus thread to run on, shared with its owner; nil to start one of its own.
     ///   - logger: Where connection trouble is reported.
     /// - Throws: ``SystemdError`` if the bus thread cannot be started.
     public init(
         address: BusAddress = .system,
         patterns: [UnitPattern],
         reconnectPolicy: ReconnectPolicy = .standard,
+        thread: BusThread? = nil,
         logger: Logger
     ) throws(SystemdError) {
         self.address = address
         self.patterns = patterns
         self.policy = reconnectPolicy
         self.logger = logger
-        self.thread = try BusThread(name: "sd-bus-units")
+        self.ownsThread = thread == nil
+        self.thread = try BusThread.shared(thread, orNew: "sd-bus-units")
         (events, continuation) = AsyncStream.makeStream(of: UnitSourceEvent.self, bufferingPolicy: .unbounded)
     }
 
@@ -94,10 +99,10 @@ public actor SystemdUnitSource {
         try await establish()
     }
 
-    /// Closes the connection, finishes ``events`` and ends the bus thread. Idempotent.
+    /// Closes the connection, finishes ``events`` and ends the bus thread when the source started it. Idempotent.
     public nonisolated func stop() async {
         await shutDownOnBusThread()
-        await thread.shutdown()
+        if ownsThread { await thread.shutdown() }
     }
 
     private func shutDownOnBusThread() async {
@@ -171,19 +176,16 @@ public actor SystemdUnitSource {
 
     private func startReconnecting() {
         guard reconnectTask == nil, !isStopped else { return }
-        reconnectTask = Task { await self.reconnect() }
+        reconnectTask = Task(executorPreference: thread) { await self.reconnect() }
     }
 
     private func reconnect() async {
         defer { reconnectTask = nil }
         var failures = 0
         while !isStopped {
-            do {
-                try await Task.sleep(for: policy.delay(afterFailures: failures))
-            } catch {
-                return
-            }
-            if isStopped { return }
+            // The thread's own timer, not Task.sleep: nothing of the source runs on Swift's global executor.
+            await thread.sleep(for: policy.delay(afterFailures: failures))
+            if isStopped || Task.isCancelled { return }
             do throws(SystemdError) {
                 try await establish()
                 logger.notice("Reconnected to the bus", metadata: ["bus": "\(address)", "attempts": "\(failures + 1)"])
