@@ -19,7 +19,7 @@ struct DaemonCoreMetricsTests {
     }
 
     /// Fires the metrics timer whenever it is due, up to `time`, the way the loop would.
-    mutating func advance(_ h: inout H, to time: Milliseconds) {
+    func advance(_ h: inout H, to time: Milliseconds) {
         while let due = h.armed[.writeMetrics], due <= time {
             h.now = due
             h.armed[.writeMetrics] = nil
@@ -33,7 +33,7 @@ struct DaemonCoreMetricsTests {
     }
 
     @Test("written at start; a change within the second waits for the timer, which writes the newest state")
-    mutating func atMostOncePerSecond() throws {
+    func atMostOncePerSecond() throws {
         var h = try tracking()
         #expect(h.metricsWrites.map(\.time) == [H.t0], "the first write is at start")
         #expect(h.metricsWrites.first?.path == Self.path)
@@ -55,7 +55,7 @@ struct DaemonCoreMetricsTests {
     }
 
     @Test("a change more than a second after the last write is written at once")
-    mutating func changeAfterQuietIsImmediate() throws {
+    func changeAfterQuietIsImmediate() throws {
         var h = try tracking()
         advance(&h, to: H.t0 + 5_000)
         h.send(.changed(H.snapshot("active", "a", second: 5)))
@@ -63,7 +63,7 @@ struct DaemonCoreMetricsTests {
     }
 
     @Test("a burst of changes: never two writes within a second, and the last write shows the last change")
-    mutating func burst() throws {
+    func burst() throws {
         var h = try tracking()
         let runs: [Character] = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
         for (index, run) in runs.enumerated() {
@@ -81,7 +81,7 @@ struct DaemonCoreMetricsTests {
     }
 
     @Test("with nothing changing, the file is written again once a minute, and only then")
-    mutating func onceAMinute() throws {
+    func onceAMinute() throws {
         var h = try tracking()
         h.send(.timer(.writeMetrics))  // a stray early firing writes nothing
         #expect(h.metricsWrites.count == 1)
@@ -91,7 +91,7 @@ struct DaemonCoreMetricsTests {
     }
 
     @Test("a clock set back does not postpone the next write: it is written at once")
-    mutating func clockSetBack() throws {
+    func clockSetBack() throws {
         var h = try tracking()
         h.now = H.t0 - 2 * 86_400_000
         h.send(.changed(H.snapshot("active", "a", second: 1)))
@@ -100,7 +100,7 @@ struct DaemonCoreMetricsTests {
     }
 
     @Test("the health counters: refusals, retries, pending dispatches, dispatches by kind, watched units")
-    mutating func health() throws {
+    func health() throws {
         var h = try H(metricsFile: Self.path)
         h.send(.start)
         h.send(.listing([H.snapshot("inactive", "z", second: 0)]))
@@ -129,7 +129,7 @@ struct DaemonCoreMetricsTests {
     }
 
     @Test("an update is counted in the record and in the file")
-    mutating func updates() throws {
+    func updates() throws {
         var h = try tracking()
         h.send(.changed(H.snapshot("active", "a", second: 1)))
         h.send(.changed(H.snapshot("inactive", "a", second: 2)))
