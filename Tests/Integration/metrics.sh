@@ -254,6 +254,33 @@ test_crash_loop() {
         "lifecyclectl metrics: crash looping"
 }
 
+# reload_with DROPIN_JSON: writes (or with "" removes) a drop-in and reloads lifecycled; returns once it reloaded.
+reload_with() {
+    local dropin=/etc/lifecycled/lifecycled.json.d/60-metrics-test.json reloads
+    reloads=$(daemon_log_count "Reloaded the configuration")
+    if [[ -n $1 ]]; then
+        printf '%s\n' "$1" | c_exec_stdin install -D -m 0644 /dev/stdin "$dropin"
+    else
+        c_exec rm -f "$dropin"
+    fi
+    c_exec systemctl reload lifecycled.service
+    wait_daemon_log "Reloaded the configuration" $((reloads + 1))
+}
+
+test_unwritable_metrics_file() {
+    reload_with '{"metrics_file": "/var/lib/prometheus/absent/lifecycled.prom"}'
+    run_marker lc-marker-1.service
+    sleep 1.2 # past the once-a-second limit: the next change is written (and fails) again
+    run_marker lc-marker-2.service
+    wait_daemon_log "Failed to write the metrics file" 1
+    sleep 1.2
+    assert_eq 1 "$(daemon_log_count "Failed to write the metrics file")" "failures logged (the same one, once)"
+    c_exec systemctl is-active --quiet lifecycled.service || fail "lifecycled stopped"
+    reload_with ""
+    wait_daemon_log "works again" 1
+    wait_for 5 served_is 'lifecycled_unit_launches_total{name="lc-marker-2.service"}' 1
+}
+
 test_alert_rules() {
     local out
     out=$(c_exec promtool check rules /opt/lifecycled-src/config/prometheus/lifecycled-alerts.yml 2>&1) ||
@@ -291,6 +318,8 @@ run_test "lifecyclectl metrics prints the file's unit series, daemon up or down"
     test_lifecyclectl_metrics_prints_the_same
 run_test "the counters survive reset-failed and a restart of lifecycled" test_counters_survive_restart_and_reset_failed
 run_test "three SIGKILLs in a row: crash looping is 1" test_crash_loop
+run_test "a metrics_file that cannot be written is logged once; tracking goes on; writing resumes" \
+    test_unwritable_metrics_file
 run_test "promtool accepts the alert rules, their tests pass, it accepts the served metrics" test_alert_rules
 
 container_poweroff
