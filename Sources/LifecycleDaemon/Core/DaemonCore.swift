@@ -213,6 +213,7 @@ public struct DaemonCore: Sendable {
             let previous = configuration
             let loaded = reloaded.configuration
             tracker.reconfigure(loaded, timeZone: reloaded.timeZone)
+            health.bus = loaded.bus.rawValue
             log(.notice, "Reloaded the configuration; watching \(loaded.patterns)")
             if loaded.patterns != previous.patterns || loaded.bus != previous.bus {
                 effects.append(.watch(loaded.watch.map(\.pattern)))
