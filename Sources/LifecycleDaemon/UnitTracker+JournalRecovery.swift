@@ -8,24 +8,22 @@ import LifecycleStorage
 /// file system) or was set aside as corrupt, or deleted.
 extension UnitTracker {
     /// Takes, for each unit, the dispatches the journal holds beyond its record, oldest first: those numbered above
-    /// the record's sequence, or for a unit with no record its newest one.
+    /// the record's sequence, or all of them for a unit with no record.
     ///
     /// - A record behind the journal gets those dispatches applied to its state, as the engine applied them when they
     ///   were sent, and is saved.
-    /// - A unit with no record starts fresh, numbered after its newest dispatch and with that dispatch's run taken as
-    ///   already recorded (not saved until it dispatches again: until then the journal still says the same).
+    /// - A unit with no record (its state file set aside as corrupt, or deleted) is rebuilt the same way from an empty
+    ///   record, and numbered on after its newest dispatch; no run before that dispatch is taken as missed, even if
+    ///   the journal lost the oldest dispatches.
     ///
     /// - Returns: the records to save.
     public mutating func catchUp(with journaled: [String: [JournaledDispatch]]) -> [Effect] {
         var effects: [Effect] = []
         for (unit, dispatches) in journaled.sorted(by: { $0.key < $1.key }) {
             guard let newest = dispatches.last else { continue }
-            guard var record = records[unit] else {
-                records[unit] = UnitRecord(unit: unit, invocationID: newest.invocationID, runEnded: true, sequence: newest.sequence)
-                freshSince[unit] = newest.time
-                continue
-            }
-            let stored = record
+            let stored = records[unit]
+            var record = stored ?? UnitRecord(unit: unit)
+            if stored == nil { freshSince[unit] = newest.time }
             for dispatch in dispatches where dispatch.sequence > record.sequence {
                 replay(dispatch, into: &record)
             }

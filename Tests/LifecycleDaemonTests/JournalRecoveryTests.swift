@@ -68,17 +68,26 @@ struct JournalRecoveryTests {
         #expect(restarted.records == live.records)
     }
 
-    @Test("a unit with no record starts fresh, numbered after its newest dispatch, its run taken as recorded")
+    @Test("a unit with no record (its state file set aside or deleted) is rebuilt from all its dispatches, and numbers on")
     func noRecord() throws {
-        var tracker = try tracker()
-        let newest = JournaledDispatch(unit: "web.service", sequence: 7, kind: .launch, time: 1_000, invocationID: Self.runA)
-        #expect(tracker.catchUp(with: ["web.service": [newest]]).isEmpty)
-        #expect(tracker.records["web.service"] == UnitRecord(unit: "web.service", invocationID: Self.runA, runEnded: true, sequence: 7))
-        #expect(tracker.reconcile([snap("inactive", Self.runA, second: 9)], endings: [:]).isEmpty)
-        let effects = tracker.transitions(for: snap("active", Self.runB, second: 10), whileReloading: false)
-            .flatMap { tracker.apply($0, version: nil, now: 0) }
-        let dispatched = effects.compactMap { if case .dispatch(_, let dispatch, _, _, let sequence, _) = $0 { "\(sequence) \(dispatch.name)" } else { nil } }
-        #expect(dispatched == ["8 launch"])
+        var live = try tracker()
+        let sent = run(&live, [
+            (snap("active", Self.runA, second: 0), "1"), (snap("inactive", Self.runA, second: 60), nil),
+            (snap("active", Self.runB, second: 120), "2"), (snap("failed", Self.runB, second: 200, result: "signal"), nil),
+        ])
+        var rebuilt = try tracker()
+        let effects = rebuilt.catchUp(with: ["web.service": sent])
+        var expected = try #require(live.records["web.service"])
+        expected.pendingDispatches = []
+        #expect(rebuilt.records["web.service"] == expected)
+        #expect(effects == [.persist(expected)])
+        #expect(expected.state.totalCrashCount == 0 && expected.state.totalLaunchCount == 2 && expected.sequence == 4)
+        // The next run is numbered on, and counts the crash of the run before.
+        let next = rebuilt.transitions(for: snap("active", Self.runC, second: 300), whileReloading: false)
+            .flatMap { rebuilt.apply($0, version: "2", now: 0) }
+        let dispatched = next.compactMap { if case .dispatch(_, let dispatch, _, _, let sequence, _) = $0 { "\(sequence) \(dispatch.name)" } else { nil } }
+        #expect(dispatched == ["5 launch"])
+        #expect(rebuilt.records["web.service"]?.state.totalCrashCount == 1)
     }
 
     @Test("an entry that is not a dispatch of this schema is not read as one")

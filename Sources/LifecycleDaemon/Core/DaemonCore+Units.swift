@@ -63,7 +63,7 @@ extension DaemonCore {
         guard readsJournal else { return RecoveryQuery(history: .none, catchUp: [], endings: []) }
         let units = Set(tracker.records.keys).union(unitsSetAside).union(listing.map(\.name).filter(configuration.isWatched))
         return RecoveryQuery(
-            history: readsManagerJournal ? .sinceLastTracking : .none,
+            history: readsManagerJournal ? .sinceLastTracking(orWholeJournal: configuration.historyFromJournal) : .none,
             catchUp: units.sorted().map { ($0, tracker.records[$0]?.sequence) },
             endings: readsManagerJournal
                 ? tracker.runsToLookUp(in: listing).map { RecoveryQuery.Run(unit: $0.unit, invocationID: $0.invocationID) } : [],
@@ -79,6 +79,13 @@ extension DaemonCore {
         case .start:
             catchUp(with: answer.journaled)
             transitions = tracker.reconcile(listing, endings: answer.endings, history: answer.history)
+            if answer.isWholeJournal {
+                // Past runs rebuilt on the first start: their versions are not known (the unit's files are today's),
+                // so only the runs still going read one.
+                let current = Set(listing.filter(\.isRunning).map(\.invocationID))
+                unversionedRuns = Set(transitions.map(\.invocationID)).subtracting(current)
+                log(.notice, "Rebuilt \(transitions.count) transitions of the watched units from PID 1's journal")
+            }
             if !transitions.isEmpty {
                 log(.notice, "Recovering \(transitions.count) transitions that happened while lifecycled was not running")
             }
@@ -145,7 +152,7 @@ extension DaemonCore {
     /// Applies a transition. Before a run begins, the end of the unit's previous run is read from PID 1's journal
     /// when no signal showed it, then the new run's version; everything else waits for both.
     private mutating func begin(_ transition: MappedTransition) {
-        guard transition.transition == .began else {
+        guard transition.transition == .began, unversionedRuns.remove(transition.invocationID) == nil else {
             apply(transition, version: nil)
             return
         }

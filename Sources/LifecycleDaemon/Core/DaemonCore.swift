@@ -45,6 +45,8 @@ public struct DaemonCore: Sendable {
     /// The begin waiting for an answer before it can be applied.
     var awaited: AwaitedAnswer?
     var isReloading = false
+    /// Runs rebuilt from the whole journal at the first start, whose begins read no version.
+    var unversionedRuns: Set<String> = []
     /// The bus connection broke after the D-Bus interface was published: publish it again once systemd is back.
     var isManagerStale = false
     /// READY=1 was sent.

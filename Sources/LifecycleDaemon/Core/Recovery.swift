@@ -8,8 +8,9 @@ public struct RecoveryQuery: Sendable, Equatable {
     public enum HistoryWindow: Sendable, Equatable {
         /// None (the user manager, or no journal to trust).
         case none
-        /// Since the last entry of the newest earlier lifecycled that tracked units.
-        case sinceLastTracking
+        /// Since the last entry of the newest earlier lifecycled that tracked units; when there is none (the first
+        /// start on this machine), the whole journal if `orWholeJournal`, else nothing.
+        case sinceLastTracking(orWholeJournal: Bool)
         /// Since this time (µs since the epoch), when signals were lost.
         case since(microseconds: UInt64)
     }
@@ -52,6 +53,8 @@ public struct RecoveryAnswer: Sendable, Equatable {
     public var history: RunHistory?
     /// How stored runs ended, by unit.
     public var endings: [String: RunEnding]
+    /// True when ``history`` is the whole journal, read at the first start on this machine.
+    public var isWholeJournal = false
 
     public init(journaled: [String: [JournaledDispatch]] = [:], history: RunHistory? = nil, endings: [String: RunEnding] = [:]) {
         self.journaled = journaled

@@ -19,7 +19,8 @@ struct JournalRecoveryReader {
         var answer = RecoveryAnswer()
         switch query.history {
         case .none: break
-        case .sinceLastTracking: answer.history = missedHistory()
+        case .sinceLastTracking(let orWholeJournal):
+            (answer.history, answer.isWholeJournal) = missedHistory(orWholeJournal: orWholeJournal)
         case .since(let microseconds): answer.history = history(since: microseconds)
         }
         // Every unit a dispatch may already be in the journal for, so that none is sent or numbered twice.
@@ -36,16 +37,15 @@ struct JournalRecoveryReader {
         return answer
     }
 
-    /// Each unit's dispatches numbered above its record's sequence, or the newest one of a unit with no record.
+    /// Each unit's dispatches numbered above its record's sequence, or all of them for a unit with no record.
     private func dispatches(beyond catchUp: [(unit: String, recordedSequence: UInt64?)]) -> [String: [JournaledDispatch]] {
         var journaled: [String: [JournaledDispatch]] = [:]
-        var newestTaken = Set<Int>()
         do {
             let found = try JournalReader().newestEntries(
                 for: catchUp.map { DispatchJournalEntry.ownEntries + ["LIFECYCLE_UNIT=\($0.unit)"] },
                 fields: JournaledDispatch.fields,
                 while: { index, entry in
-                    guard let floor = catchUp[index].recordedSequence else { return newestTaken.insert(index).inserted }
+                    let floor = catchUp[index].recordedSequence ?? 0
                     return entry.fields["LIFECYCLE_SEQUENCE"].flatMap { UInt64($0) }.map { $0 > floor } ?? false
                 }
             )
@@ -73,21 +73,23 @@ struct JournalRecoveryReader {
         }
     }
 
-    /// The runs PID 1 logged since the previous lifecycled was last seen tracking; nil on its first start or when
-    /// the journal cannot be read.
-    private func missedHistory() -> RunHistory? {
+    /// The runs PID 1 logged since the previous lifecycled was last seen tracking. On the first start on this
+    /// machine, the whole journal when `orWholeJournal`, else nil; nil too when the journal cannot be read.
+    private func missedHistory(orWholeJournal: Bool) -> (RunHistory?, isWholeJournal: Bool) {
         let lastSeen: UInt64?
         do {
             lastSeen = try lastSignOfTracking(JournalReader())
         } catch {
             logger.warning("Failed to read the journal for runs missed while lifecycled was down", metadata: ["error": "\(error)"])
-            return nil
+            return (nil, false)
         }
-        guard let lastSeen else {
+        if let lastSeen { return (history(since: lastSeen), false) }
+        guard orWholeJournal else {
             logger.info("No earlier lifecycled tracked units here: runs before this start are not looked for")
-            return nil
+            return (nil, false)
         }
-        return history(since: lastSeen)
+        logger.notice("No earlier lifecycled tracked units here: rebuilding the watched units' runs from PID 1's journal")
+        return (history(since: 0), true)
     }
 
     /// PID 1's runs since `since` (µs since the epoch) less ``historyMargin``; nil when the journal cannot be read.

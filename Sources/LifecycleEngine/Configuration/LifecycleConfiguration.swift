@@ -13,6 +13,7 @@
 /// - `state_directory` (absolute path; "/var/lib/lifecycled"), `bus` ("system" | "user"; "system"), `time_zone`
 ///   (IANA name; nil = the machine's zone), `log_level` (trace … critical; info).
 /// - `crash_loop_crashes` (Int, 3), `crash_loop_minutes` (Int, 10): ``crashLoop``, read by `lifecyclectl status`.
+/// - `history_from_journal` (Bool, true): ``historyFromJournal``.
 /// - `metrics_file` (absolute path ending in `.prom`; nil = no metrics): ``metricsFile``, for node_exporter.
 ///
 /// The value is pure: it never reads files, the clock or the machine's time zone. Loading and validating a file is
@@ -37,6 +38,9 @@ public struct LifecycleConfiguration: Sendable, Equatable {
     public var logLevel: LogLevel
     /// How many failures in how many minutes `lifecyclectl status` shows as crash-looping.
     public var crashLoop: CrashLoopRule
+    /// On lifecycled's first start on a machine, whether the watched units' past runs are rebuilt from PID 1's
+    /// journal, as far back as it goes, so that their counters are right on day one.
+    public var historyFromJournal: Bool
     /// The Prometheus text file lifecycled keeps up to date for node_exporter's textfile collector; nil for none.
     public var metricsFile: String?
 
@@ -50,6 +54,7 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         timeZone: String? = nil,
         logLevel: LogLevel = .info,
         crashLoop: CrashLoopRule = CrashLoopRule(),
+        historyFromJournal: Bool = true,
         metricsFile: String? = nil
     ) {
         self.defaults = defaults
@@ -60,6 +65,7 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         self.timeZone = timeZone
         self.logLevel = logLevel
         self.crashLoop = crashLoop
+        self.historyFromJournal = historyFromJournal
         self.metricsFile = metricsFile
     }
 

@@ -15,7 +15,9 @@ struct ConfigDecoder {
         "autotracking_enabled", "session_timeout", "tracked_lifecycle_events", "data_target", "version_source",
     ]
     static let topLevelKeys =
-        settingKeys + ["watch", "state_directory", "bus", "time_zone", "log_level", "metrics_file"] + crashLoopKeys
+        settingKeys
+        + ["watch", "state_directory", "bus", "time_zone", "log_level", "history_from_journal", "metrics_file"]
+        + crashLoopKeys
     static let crashLoopKeys = ["crash_loop_crashes", "crash_loop_minutes"]
     static let ruleKeys = ["pattern"] + settingKeys
 
@@ -41,6 +43,7 @@ struct ConfigDecoder {
             case "state_directory": configuration.stateDirectory = try absolutePath(value, at: key)
             case "bus": configuration.bus = try keyword(value, at: key, among: BusKind.allCases)
             case "time_zone": configuration.timeZone = try timeZone(value, at: key)
+            case "history_from_journal": configuration.historyFromJournal = try bool(value, at: key)
             case "metrics_file": configuration.metricsFile = try metricsFile(value, at: key)
             case "crash_loop_crashes":
                 // A record keeps only so many crash times: a larger threshold could never be reached.

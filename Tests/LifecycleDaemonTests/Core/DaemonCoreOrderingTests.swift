@@ -123,4 +123,39 @@ struct DaemonCoreOrderingTests {
         #expect(h.dispatches() == ["1 launch a", "2 crash a", "3 launch b", "4 launch c"])
         #expect(h.logs.contains { $0.message.contains("no end of run \(H.run("b"))") })
     }
+
+    @Test("the first start on a machine rebuilds the units' past from PID 1's whole journal; past runs read no version")
+    func historyFromDayOne() throws {
+        var h = try H()
+        h.holdVersions = true
+        h.recovery = nil
+        h.send(.start)
+        h.send(.listing([H.snapshot("active", "c", second: 9)]))
+        #expect(h.recoveryQueries.last?.history == .sinceLastTracking(orWholeJournal: true))
+        var answer = RecoveryAnswer(history: H.history([("a", 1, 2, nil), ("b", 3, 4, "exit-code"), ("c", 9, nil, nil)]))
+        answer.isWholeJournal = true
+        h.send(.recovered(answer))
+        #expect(h.heldVersionReads == [H.unit], "only the run still going reads a version")
+        h.send(.versionRead(unit: H.unit, version: "7"))
+        #expect(h.dispatches() == [
+            "1 launch a reconciled", "2 sleep a reconciled", "3 wake b reconciled", "4 crash b reconciled",
+            "5 launch c reconciled",
+        ])
+        #expect(h.saved.last?.state.version == "7")
+        #expect(h.saved.last?.state.totalCrashCount == 1)
+    }
+
+    @Test("with history_from_journal off, the first start asks for no history")
+    func historyFromDayOneOff() throws {
+        var h = try H()
+        var configuration = h.core.configuration
+        configuration.historyFromJournal = false
+        h.core = DaemonCore(
+            tracker: UnitTracker(configuration: configuration, timeZone: H.utc, records: []), readsJournal: true,
+            readsManagerJournal: true
+        )
+        h.send(.start)
+        h.send(.listing([]))
+        #expect(h.recoveryQueries.last?.history == .sinceLastTracking(orWholeJournal: false))
+    }
 }
