@@ -26,18 +26,37 @@ struct LifecycleMetricsTests {
         return UnitRecord(unit: unit, state: state, updateCount: 2)
     }
 
+    static func render(_ records: [UnitRecord], version: String = "v") -> String {
+        LifecycleMetrics(records: records, now: t0, crashLoop: CrashLoopRule(), version: version).render()
+    }
+
     static func lines(_ text: String, _ prefix: String) -> [String] {
         text.split(separator: "\n").map(String.init).filter { $0.hasPrefix(prefix + "{") || $0.hasPrefix(prefix + " ") }
     }
 
     @Test("every per-unit family comes from the record, with the unit in label name")
     func unitFamilies() {
-        let text = LifecycleMetrics(records: [Self.record()], now: Self.t0, crashLoop: CrashLoopRule(), version: "0.1.0")
-            .render()
-        #expect(Self.lines(text, "lifecycled_unit_launches_total") == [#"lifecycled_unit_launches_total{name="web.service"} 3"#])
-        #expect(Self.lines(text, "lifecycled_unit_wakes_total") == [#"lifecycled_unit_wakes_total{name="web.service"} 5"#])
-        #expect(Self.lines(text, "lifecycled_unit_sleeps_total") == [#"lifecycled_unit_sleeps_total{name="web.service"} 2"#])
-        #expect(Self.lines(text, "lifecycled_unit_updates_total") == [#"lifecycled_unit_updates_total{name="web.service"} 2"#])
+        let text = Self.render([Self.record()], version: "0.1.0")
+        #expect(
+            Self.lines(text, "lifecycled_unit_launches_total") == [
+                #"lifecycled_unit_launches_total{name="web.service"} 3"#
+            ]
+        )
+        #expect(
+            Self.lines(text, "lifecycled_unit_wakes_total") == [
+                #"lifecycled_unit_wakes_total{name="web.service"} 5"#
+            ]
+        )
+        #expect(
+            Self.lines(text, "lifecycled_unit_sleeps_total") == [
+                #"lifecycled_unit_sleeps_total{name="web.service"} 2"#
+            ]
+        )
+        #expect(
+            Self.lines(text, "lifecycled_unit_updates_total") == [
+                #"lifecycled_unit_updates_total{name="web.service"} 2"#
+            ]
+        )
         #expect(
             Self.lines(text, "lifecycled_unit_awake_seconds_total") == [
                 #"lifecycled_unit_awake_seconds_total{name="web.service"} 3600"#
@@ -61,12 +80,16 @@ struct LifecycleMetricsTests {
                 #"lifecycled_unit_version_info{name="web.service",version="1.2.3"} 1"#
             ]
         )
-        #expect(Self.lines(text, "lifecycled_unit_crash_looping") == [#"lifecycled_unit_crash_looping{name="web.service"} 0"#])
+        #expect(
+            Self.lines(text, "lifecycled_unit_crash_looping") == [
+                #"lifecycled_unit_crash_looping{name="web.service"} 0"#
+            ]
+        )
         #expect(Self.lines(text, "lifecycled_build_info") == [#"lifecycled_build_info{version="0.1.0"} 1"#])
         #expect(!text.contains("lifecycled_dispatches_total"), "without the daemon's health, no health families")
     }
 
-    @Test("crashes by Result: the noted ones, every common Result at 0, the rest as unknown; the sum is the crash count")
+    @Test("crashes by Result: the noted ones, every common Result at 0, the rest unknown; the sum is the crash count")
     func crashesByResult() {
         var record = Self.record()
         record.noteFailure(RunFailure(result: "signal", exitCode: "killed", exitStatus: 9, time: Self.t0 + 200_000))
@@ -93,15 +116,13 @@ struct LifecycleMetricsTests {
         let rule = CrashLoopRule(crashes: 3, minutes: 10)
         let looping = LifecycleMetrics(records: [record], now: Self.t0 + 60_000, crashLoop: rule, version: "v").render()
         #expect(looping.contains(#"lifecycled_unit_crash_looping{name="web.service"} 1"#))
-        let later = LifecycleMetrics(records: [record], now: Self.t0 + 11 * 60_000, crashLoop: rule, version: "v").render()
+        let later = LifecycleMetrics(records: [record], now: Self.t0 + 660_000, crashLoop: rule, version: "v").render()
         #expect(later.contains(#"lifecycled_unit_crash_looping{name="web.service"} 0"#))
     }
 
     @Test("unit names with systemd's escapes are escaped for the text format")
     func escapedUnitNames() {
-        let text = LifecycleMetrics(
-            records: [Self.record(#"dev-disk-by\x2duuid-1.device"#)], now: Self.t0, crashLoop: CrashLoopRule(), version: "v"
-        ).render()
+        let text = Self.render([Self.record(#"dev-disk-by\x2duuid-1.device"#)])
         #expect(text.contains(#"lifecycled_unit_launches_total{name="dev-disk-by\\x2duuid-1.device"} 3"#))
         #expect(!text.contains(#"by\x2d"#))
     }
@@ -125,11 +146,27 @@ struct LifecycleMetricsTests {
                 #"lifecycled_dispatches_total{event="wake"} 0"#,
             ]
         )
-        #expect(Self.lines(text, "lifecycled_journal_write_failures_total") == ["lifecycled_journal_write_failures_total 2"])
-        #expect(Self.lines(text, "lifecycled_journal_write_retries_total") == ["lifecycled_journal_write_retries_total 3"])
-        #expect(Self.lines(text, "lifecycled_journal_dropped_dispatches_total") == ["lifecycled_journal_dropped_dispatches_total 1"])
+        #expect(
+            Self.lines(text, "lifecycled_journal_write_failures_total") == [
+                "lifecycled_journal_write_failures_total 2"
+            ]
+        )
+        #expect(
+            Self.lines(text, "lifecycled_journal_write_retries_total") == [
+                "lifecycled_journal_write_retries_total 3"
+            ]
+        )
+        #expect(
+            Self.lines(text, "lifecycled_journal_dropped_dispatches_total") == [
+                "lifecycled_journal_dropped_dispatches_total 1"
+            ]
+        )
         #expect(Self.lines(text, "lifecycled_pending_dispatches") == ["lifecycled_pending_dispatches 5"])
-        #expect(Self.lines(text, "lifecycled_bus_reconnects_total") == [#"lifecycled_bus_reconnects_total{bus="system"} 1"#])
+        #expect(
+            Self.lines(text, "lifecycled_bus_reconnects_total") == [
+                #"lifecycled_bus_reconnects_total{bus="system"} 1"#
+            ]
+        )
         #expect(Self.lines(text, "lifecycled_watched_units") == [#"lifecycled_watched_units{bus="system"} 7"#])
         #expect(Self.lines(text, "lifecycled_start_time_seconds") == ["lifecycled_start_time_seconds 1772359200"])
     }

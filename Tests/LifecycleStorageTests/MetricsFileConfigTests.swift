@@ -23,7 +23,10 @@ struct MetricsFileConfigTests {
     @Test(
         "bad values are refused, naming the key and the value",
         arguments: [
-            (#"{"metrics_file": "lifecycled.prom"}"#, #"metrics_file: expected an absolute path, found "lifecycled.prom""#),
+            (
+                #"{"metrics_file": "lifecycled.prom"}"#,
+                #"metrics_file: expected an absolute path, found "lifecycled.prom""#
+            ),
             (
                 #"{"metrics_file": "/var/lib/prometheus/node-exporter/lifecycled.txt"}"#,
                 #"metrics_file: expected a file name ending in ".prom" (node_exporter reads no other), found "#
