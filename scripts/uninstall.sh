@@ -77,6 +77,11 @@ done
 prefix=${bindir%/bin}
 folders=("$prefix/share/bash-completion/completions" "$prefix/share/bash-completion" "$prefix/share/zsh/site-functions"
     "$prefix/share/zsh")
+if [[ $bindir == /opt/*/bin || -n $destdir ]]; then
+    # The man pages' and the catalog's folders are shared on a real system under /usr or /usr/local.
+    folders+=("$prefix/share/man/man1" "$prefix/share/man/man5" "$prefix/share/man/man8" "$prefix/share/man"
+        "$prefix/lib/systemd/catalog" "$prefix/lib/systemd" "$prefix/lib")
+fi
 if [[ $bindir == /opt/*/bin ]]; then
     folders+=("$prefix/share" "$bindir" "$prefix")
 fi

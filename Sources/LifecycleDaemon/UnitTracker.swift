@@ -141,9 +141,7 @@ public struct UnitTracker: Sendable {
                 unit: record.unit, dispatch: dispatch, invocationID: invocationID, sequence: record.sequence, kind: kind,
                 version: record.state.version
             )
-            record.pendingDispatches.append(
-                Dictionary(built.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
-            )
+            record.pendingDispatches.append(JournalFields(built.fields))
             entry = built
         }
         if record != stored {

@@ -187,10 +187,12 @@ test_missing_zone() {
     assert_eq 4 "$(state lc-tz-kathmandu.service '.sequence')" "sequence in the state file"
 }
 
+# SIGHUP sent directly: `systemctl reload` validates first (ExecReload=lifecycled --check-config) and would never
+# deliver it for a configuration the daemon must refuse itself.
 reload_lifecycled() {
     local before
     before=$(daemon_log_count "$1")
-    c_exec systemctl reload lifecycled.service
+    c_exec systemctl kill -s HUP --kill-whom=main lifecycled.service
     wait_daemon_log "$1" $((before + 1))
 }
 

@@ -45,7 +45,7 @@ struct UnitTrackerTests {
         #expect(record.sequence == 1)
         #expect(record.state.lastEvent == .launch)
         // the record carries its dispatch, so that one lost before reaching the journal can be sent again
-        #expect(record.pendingDispatches == [Dictionary(entry.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })])
+        #expect(record.pendingDispatches == [JournalFields(entry.fields)])
         #expect(record.pendingDispatches.last?["LIFECYCLE_SEQUENCE"] == "1")
         #expect(record.pendingDispatches.last?["LIFECYCLE_VERSION"] == "1")
         #expect(record.pendingDispatches.last?["LIFECYCLE_EVENT"] == "launch")

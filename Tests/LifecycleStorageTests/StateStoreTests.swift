@@ -115,12 +115,30 @@ struct StateStoreTests {
         let directory = try TemporaryDirectory()
         let store = makeStore(directory)
         var record = Self.sampleRecord()
-        record.pendingDispatches = [["LIFECYCLE_SEQUENCE": "11"], ["LIFECYCLE_SEQUENCE": "12", "MESSAGE": "a\nb"]]
+        // Fields out of name order, as a journal entry sends them: they must come back in the same order.
+        record.pendingDispatches = [["MESSAGE": "x", "LIFECYCLE_SEQUENCE": "11"], ["LIFECYCLE_SEQUENCE": "12", "MESSAGE": "a\nb"]]
         try store.save(record)
         var warnings: [StateStoreWarning] = []
-        #expect(try store.load(unit: "nginx.service", warnings: &warnings)?.pendingDispatches == record.pendingDispatches)
+        let loaded = try store.load(unit: "nginx.service", warnings: &warnings)?.pendingDispatches
+        #expect(loaded == record.pendingDispatches)
+        #expect(loaded?.first?.fields.map(\.name) == ["MESSAGE", "LIFECYCLE_SEQUENCE"])
         try store.save(UnitRecord(unit: "fresh.service"))
         #expect(!(directory.text("units/fresh.service.json") ?? "pending_dispatches").contains("pending_dispatches"))
+    }
+
+    @Test("a file of an earlier build with pending dispatches as objects loads them, fields in name order")
+    func legacyPendingObjects() throws {
+        let directory = try TemporaryDirectory()
+        let legacy = Self.golden.replacingOccurrences(
+            of: "\"sequence\" : 7,",
+            with: "\"pending_dispatches\" : [ { \"MESSAGE\" : \"m\", \"LIFECYCLE_SEQUENCE\" : \"7\" } ],\n  \"sequence\" : 7,"
+        )
+        #expect(legacy != Self.golden)
+        _ = try directory.write(legacy, to: "units/nginx.service.json")
+        var warnings: [StateStoreWarning] = []
+        let record = try makeStore(directory).load(unit: "nginx.service", warnings: &warnings)
+        #expect(record?.pendingDispatches.first?.fields.map(\.name) == ["LIFECYCLE_SEQUENCE", "MESSAGE"])
+        #expect(record?.pendingDispatches.first?["MESSAGE"] == "m")
     }
 
     @Test("a file of an earlier build with one last_dispatch loads it as the one pending dispatch")

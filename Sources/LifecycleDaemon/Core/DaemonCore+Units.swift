@@ -12,13 +12,12 @@ extension DaemonCore {
             phase = .recovering(.start, listing: snapshots, buffered: buffered)
             effects.append(.readRecovery(startQuery(listing: snapshots)))
         case .signalsLost(let since, let buffered):
-            guard readsManagerJournal else {
-                phase = .recovering(.signalsLost(since: since), listing: snapshots, buffered: buffered)
-                recover(with: RecoveryAnswer())
-                return
-            }
             phase = .recovering(.signalsLost(since: since), listing: snapshots, buffered: buffered)
-            effects.append(.readRecovery(RecoveryQuery(history: .since(microseconds: since), catchUp: [], endings: [])))
+            if readsManagerJournal {
+                effects.append(.readRecovery(RecoveryQuery(history: .since(microseconds: since), catchUp: [], endings: [])))
+            } else {
+                recover(with: RecoveryAnswer())  // without PID 1's journal the listing is all there is
+            }
         case .recovering(let cause, _, let buffered):
             // The source listed again before the journal answered: the newer listing is the one to take.
             phase = .recovering(cause, listing: snapshots, buffered: buffered)

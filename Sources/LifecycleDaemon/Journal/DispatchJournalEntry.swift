@@ -98,23 +98,6 @@ public struct DispatchJournalEntry: Sendable, Equatable {
 }
 
 extension DispatchJournalEntry {
-    /// The fields that come first, in this order; the per-key fields follow in sorted order.
-    static let leadingFieldNames = [
-        "MESSAGE", "MESSAGE_ID", "PRIORITY", "SYSLOG_IDENTIFIER", "OBJECT_SYSTEMD_UNIT", "LIFECYCLE_UNIT",
-        "LIFECYCLE_EVENT", "LIFECYCLE_TIME", "LIFECYCLE_INVOCATION_ID", "LIFECYCLE_SEQUENCE", "LIFECYCLE_VERSION",
-        "LIFECYCLE_PAYLOAD",
-    ]
-
-    /// The entry a state file holds as pending, in the order it was first sent: the state file keeps the fields as
-    /// a JSON object, and the schema's order is restored from the field names.
-    init(storedFields: [String: String]) {
-        let leading = Self.leadingFieldNames.compactMap { name in storedFields[name].map { (name: name, value: $0) } }
-        let rest = storedFields.filter { !Self.leadingFieldNames.contains($0.key) }.sorted { $0.key < $1.key }
-        self.init(fields: leading + rest.map { (name: $0.key, value: $0.value) })
-    }
-}
-
-extension DispatchJournalEntry {
     /// The matches of lifecycled's own entries: its identifier, and root's only (anyone can log under any identifier).
     public static let ownEntries = ["SYSLOG_IDENTIFIER=\(syslogIdentifier)", "_UID=0"]
 }

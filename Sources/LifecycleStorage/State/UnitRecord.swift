@@ -32,7 +32,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     /// The journal fields of the unit's dispatches that are not known to be in the journal yet, oldest first: each is
     /// saved before it is sent, and if lifecycled dies before the journal has it, it is sent again at the next start
     /// (and only then). Usually just the last dispatch; longer while the journal refuses writes.
-    public var pendingDispatches: [[String: String]]
+    public var pendingDispatches: [JournalFields]
     /// The number of the unit's last dispatch. Saved before the dispatch is sent, so after a crash a re-sent dispatch
     /// carries the same number and can be recognised as a duplicate.
     public var sequence: UInt64
@@ -58,7 +58,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         state: UnitState = UnitState(),
         invocationID: String? = nil,
         runEnded: Bool = false,
-        pendingDispatches: [[String: String]] = [],
+        pendingDispatches: [JournalFields] = [],
         sequence: UInt64 = 0,
         lastFailure: RunFailure? = nil,
         recentCrashes: [Milliseconds] = [],
@@ -119,8 +119,8 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         invocationID = try container.decodeIfPresent(String.self, forKey: .invocationID)
         runEnded = try container.decodeIfPresent(Bool.self, forKey: .runEnded) ?? false
         pendingDispatches =
-            try container.decodeIfPresent([[String: String]].self, forKey: .pendingDispatches)
-            ?? container.decodeIfPresent([String: String].self, forKey: .lastDispatch).map { [$0] } ?? []
+            try container.decodeIfPresent([JournalFields].self, forKey: .pendingDispatches)
+            ?? container.decodeIfPresent(JournalFields.self, forKey: .lastDispatch).map { [$0] } ?? []
         sequence = try container.decode(UInt64.self, forKey: .sequence)
         // Both absent from files written before crashes were kept in the record.
         lastFailure = try container.decodeIfPresent(RunFailure.self, forKey: .lastFailure)

@@ -10,12 +10,17 @@ public struct JournalEntry: Sendable, Hashable {
     public var fields: [String: String]
 }
 
-/// Reads the local system journal: what PID 1 recorded about units while lifecycled was not looking.
+/// Reads the local system journal (what PID 1 recorded about units while lifecycled was not looking), or journal
+/// files collected from other machines (``JournalSource``).
 ///
 /// Every call opens the journal, reads and closes it, so nothing is kept between calls and any thread may use it
 /// (sd-journal objects are not thread-safe, but each call has its own).
 public struct JournalReader: Sendable {
-    public init() {}
+    public let source: JournalSource
+
+    public init(source: JournalSource = .local) {
+        self.source = source
+    }
 
     /// The entries matching every `match` (`FIELD=value`; matches of different fields must all hold, of one field
     /// any), oldest first, from `since` (microseconds since the epoch; nil: the oldest entry), with the values of
@@ -110,11 +115,9 @@ public struct JournalReader: Sendable {
         }
     }
 
-    /// The local system journal, with `matches` added; the caller closes it.
+    /// The journal of ``source``, with `matches` added; the caller closes it.
     private func open(matching matches: [String]) throws(SystemdError) -> OpaquePointer {
-        var journal: OpaquePointer?
-        try check(sd_journal_open(&journal, Int32(SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM)), "open the journal")
-        guard let journal else { throw SystemdError(errno: EINVAL, operation: "open the journal") }
+        let journal = try openSource()
         do {
             try add(matches, to: journal)
         } catch {
@@ -122,6 +125,50 @@ public struct JournalReader: Sendable {
             throw error
         }
         return journal
+    }
+
+    /// Opens ``source``. sd-journal opens a directory without journal files, or one it may not read, as an empty
+    /// journal; that is refused here, so that a mistyped path reads as an error rather than as "nothing happened".
+    ///
+    /// Wraps `sd_journal_open(3)`, `sd_journal_open_directory(3)`, `sd_journal_open_files(3)` and
+    /// `sd_journal_get_usage(3)`.
+    private func openSource() throws(SystemdError) -> OpaquePointer {
+        var journal: OpaquePointer?
+        let operation = "open the journal \(source.description)"
+        switch source {
+        case .local:
+            try check(sd_journal_open(&journal, Int32(SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM)), "open the journal")
+        case .directory(let path):
+            try check(path.withCString { sd_journal_open_directory(&journal, $0, 0) }, operation)
+        case .files(let paths):
+            let result = Self.withCStringArray(paths) { sd_journal_open_files(&journal, $0, 0) }
+            // sd-journal reports a file that is not a journal file by its header check's errno, whose text
+            // ("No data available", "Bad message") does not say what is wrong.
+            if [-ENODATA, -EBADMSG, -EPROTONOSUPPORT].contains(result) {
+                throw SystemdError(errno: result, operation: operation, message: "not a journal file")
+            }
+            try check(result, operation)
+        }
+        guard let journal else { throw SystemdError(errno: EINVAL, operation: operation) }
+        if source != .local {
+            var bytes: UInt64 = 0
+            if sd_journal_get_usage(journal, &bytes) < 0 || bytes == 0 {
+                sd_journal_close(journal)
+                throw SystemdError(errno: ENOENT, operation: operation, message: "no readable journal file")
+            }
+        }
+        return journal
+    }
+
+    /// Calls `body` with `strings` as a NULL-terminated array of C strings, as `sd_journal_open_files(3)` takes them.
+    private static func withCStringArray(
+        _ strings: [String],
+        _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> Int32
+    ) -> Int32 {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        var pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+        return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
     }
 
     /// Replaces the journal's matches with `matches`.

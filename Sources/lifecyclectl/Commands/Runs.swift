@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import LifecycleEngine
+import LifecycleSystemd
 
 /// `lifecyclectl runs UNIT`: the unit's recent runs, newest first, from lifecycled's dispatches in the journal.
 struct Runs: ParsableCommand {
@@ -13,6 +14,10 @@ struct Runs: ParsableCommand {
             signal) and when, how long it lasted, the unit's version, and whether lifecycled recovered the run after \
             the fact (RECOVERED, the journal's LIFECYCLE_RECONCILED). Reads the system journal directly, so it works \
             while lifecycled is down; reading it takes root or membership of the systemd-journal group.
+
+            With --directory or --file, reads journal files collected from other machines instead (see \
+            docs/fleet.md). A unit's runs are one machine's: when several machines hold dispatches of the unit, \
+            choose one with --machine (its hostname or machine id).
             """
     )
 
@@ -26,6 +31,17 @@ struct Runs: ParsableCommand {
     var count = 10
 
     @OptionGroup var since: SinceOption
+
+    @OptionGroup var journal: JournalSourceOption
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The machine whose runs to show (its hostname or machine id), when several hold the unit.",
+            valueName: "host"
+        )
+    )
+    var machine: String?
 
     @OptionGroup var pager: PagerOption
 
@@ -42,11 +58,16 @@ struct Runs: ParsableCommand {
 
     func run() throws {
         let name = try UnitName.normalize(unit)
-        let dispatches: [[String: String]]
+        var dispatches: [[String: String]]
         do {
-            dispatches = try DispatchJournal().dispatches(of: name)
+            dispatches = try DispatchJournal(source: journal.source ?? .local).dispatches(of: name)
         } catch {
-            throw reportFailure("Failed to read the journal: \(error).")
+            throw reportFailure(journal.source == nil ? "Failed to read the journal: \(error)." : "\(error).")
+        }
+        do {
+            dispatches = try MachineChoice.dispatches(dispatches, machine: machine)
+        } catch {
+            throw reportFailure("\(name): \(error)")
         }
         let earliest = since.instant(now: Terminal.now)
         let runs = UnitRun.runs(from: dispatches)

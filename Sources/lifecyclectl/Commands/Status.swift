@@ -28,6 +28,11 @@ struct Status: ParsableCommand {
             journal's "sleep after 67 s awake" is the session's time awake so far (lifecycle_secondsawake), not \
             the last run's. VERSION is shortened to 12 digits when it is a digest.
 
+            With --directory or --file, the fleet view: reads journal files collected from other machines (by \
+            systemd-journal-remote, see docs/fleet.md) instead of the state files, and lists one row per machine \
+            and unit from the unit's newest dispatch: MACHINE is the sender's hostname (_HOSTNAME), STATE follows \
+            the last event, LAUNCHES and CRASHES are the totals of its LIFECYCLE_PAYLOAD.
+
             Whether lifecycled runs is read from /proc, without D-Bus. Colours are used only when standard output is \
             a terminal and NO_COLOR is not set. "list" and "list-units" are other names of this command.
             """,
@@ -42,6 +47,8 @@ struct Status: ParsableCommand {
     @Flag(name: .long, help: "List only the units whose last run failed.")
     var failed = false
 
+    @OptionGroup var journal: JournalSourceOption
+
     @OptionGroup var pager: PagerOption
 
     @Argument(help: ArgumentHelp("Unit names or glob patterns; all units when none is given.", valueName: "pattern"))
@@ -53,6 +60,9 @@ struct Status: ParsableCommand {
 
     func run() throws {
         let filter = try UnitFilter(arguments: patterns, failedOnly: failed)
+        if let source = journal.source {
+            return try showFleet(from: source, filter: filter)
+        }
         let selection = try options.select(needsTimeZone: false, needsCrashLoop: true)
         let store = StateStore(directory: selection.stateDirectory, readOnly: true)
         let contents: StateStore.Contents

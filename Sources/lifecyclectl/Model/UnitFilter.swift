@@ -54,13 +54,22 @@ struct UnitFilter: Sendable {
     /// True when `record` is listed.
     func includes(_ record: UnitRecord) -> Bool {
         if failedOnly, RunState(record: record) != .failed { return false }
-        if selectsEveryName { return true }
-        return names.contains(record.unit) || patterns.contains { $0.matches(record.unit) }
+        return includesName(record.unit)
+    }
+
+    /// True when the arguments select `unit` by name (every unit when there is none); `--failed` is the caller's.
+    func includesName(_ unit: String) -> Bool {
+        selectsEveryName || names.contains(unit) || patterns.contains { $0.matches(unit) }
     }
 
     /// The plain names among the arguments that no state file has, in argument order.
     func missingNames(in records: [UnitRecord]) -> [String] {
-        let known = Set(records.map(\.unit))
+        missingNames(among: records.map(\.unit))
+    }
+
+    /// The plain names among the arguments that are not in `units`, in argument order.
+    func missingNames(among units: [String]) -> [String] {
+        let known = Set(units)
         return names.filter { !known.contains($0) }
     }
 }

@@ -56,8 +56,10 @@ struct DaemonCoreDeliveryTests {
         let resent = try #require(next.journal.first)
         #expect(next.dispatches() == ["1 launch a"])
         let original = try #require(first.saved.last.flatMap { $0.pendingDispatches.first })
-        #expect(Dictionary(resent.entry.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }) == original)
-        #expect(resent.entry.fields.first?.name == "MESSAGE" && resent.entry.fields[1].name == "MESSAGE_ID")
+        let line = { (field: (name: String, value: String)) in "\(field.name)=\(field.value)" }
+        #expect(resent.entry.fields.map(line) == original.pairs.map(line), "sent again field for field, in order")
+        #expect(resent.entry.fields.first?.name == "MESSAGE")
+        #expect(first.journal.isEmpty)
 
         var again = try H(records: [record])
         again.alreadyJournaled = ["\(H.unit)#1"]
