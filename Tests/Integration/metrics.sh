@@ -10,7 +10,7 @@
 # rules. One container, about 30 s. (That the file is also rewritten once a minute with nothing changing is proved by
 # DaemonCoreMetricsTests, without waiting a minute.)
 # Needs root, systemd-container, jq, curl, prometheus-node-exporter and prometheus (for promtool), installed with
-# --no-install-recommends and .ci/10-lifecycled-tests.preset, as .ci/run does.
+# --no-install-recommends and .ci/10-integration-tests.preset, as .ci/run does.
 # Usage: Tests/Integration/metrics.sh BUILD_DIR      (the release build: scripts/test passes it)
 set -euo pipefail
 
@@ -25,7 +25,7 @@ source "$here/lib/lifecycled.sh"
 suite_preflight metrics.sh "$@"
 for tool in prometheus-node-exporter promtool curl; do
     command -v "$tool" >/dev/null || {
-        echo "metrics.sh: $tool is missing; install .ci/10-lifecycled-tests.preset in" \
+        echo "metrics.sh: $tool is missing; install .ci/10-integration-tests.preset in" \
             "/usr/lib/systemd/system-preset/, then: apt-get install --no-install-recommends" \
             "prometheus-node-exporter prometheus curl" >&2
         exit 1

@@ -88,9 +88,9 @@ release_build() {
 # METRICS_NEEDS, after the preset that keeps their services from starting in every test container (a fresh /etc
 # enables every installed unit no preset disables); as root only, like require_packages. Run from the repository.
 require_metrics_packages() {
-    local preset=/usr/lib/systemd/system-preset/10-lifecycled-tests.preset
-    if ((EUID == 0)) && ! cmp -s .ci/10-lifecycled-tests.preset "$preset"; then
-        install -m 0644 .ci/10-lifecycled-tests.preset "$preset"
+    local preset=/usr/lib/systemd/system-preset/10-integration-tests.preset
+    if ((EUID == 0)) && ! cmp -s .ci/10-integration-tests.preset "$preset"; then
+        install -m 0644 .ci/10-integration-tests.preset "$preset"
     fi
     require_packages "$1" "${METRICS_NEEDS[@]}"
 }
