@@ -99,6 +99,12 @@ struct LifecycleMetricsTests {
         #expect(counts["unknown"] == 1, "the engine's one earlier crash had no notice")
         #expect(counts["exit-code"] == 0 && counts["oom-kill"] == 0 && counts["watchdog"] == 0)
         #expect(counts.values.reduce(0, +) == record.crashCount)
+        #expect(
+            Self.render([record]).contains(
+                #"lifecycled_unit_last_event_timestamp_seconds{event="crash",name="web.service"} 1772359400"#
+            ),
+            "the last crash's time is the last failure's"
+        )
 
         // The next launch counts the crash the notice showed: no count may go back.
         record.state.totalCrashCount += 1
