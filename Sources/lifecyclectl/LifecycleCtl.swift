@@ -24,8 +24,8 @@ struct LifecycleCtl: AsyncParsableCommand {
             """,
         version: LifecycleVersion.current,
         subcommands: [
-            Status.self, Show.self, Runs.self, Metrics.self, Launch.self, Wake.self, Sleep.self, Track.self,
-            Replay.self,
+            Status.self, Show.self, Runs.self, Follow.self, Metrics.self, Launch.self, Wake.self, Sleep.self,
+            Track.self, Replay.self,
         ],
         defaultSubcommand: Status.self
     )

@@ -318,6 +318,25 @@ test_state_directory_rule() {
     c_exec systemctl restart lifecycled.service
 }
 
+# follow: each dispatch of the matching units as it happens, one line each; other units' dispatches are left out.
+test_follow() {
+    c_exec sh -c "timeout 20 $CTL follow 'lc-follow-*' --json >/tmp/follow.json 2>/tmp/follow.err & echo \$! >/tmp/follow.pid"
+    c_exec sh -c "timeout 20 $CTL follow lc-follow-a >/tmp/follow.txt 2>&1 &"
+    sleep 1 # follow has opened the journal and is waiting
+    c_exec systemd-run --quiet --wait --unit=lc-follow-a.service true
+    c_exec systemd-run --quiet --wait --unit=lc-other-b.service true
+    c_exec systemd-run --quiet --wait --unit=lc-follow-c.service sh -c 'exit 3' || true
+    wait_dispatches lc-follow-c.service 2
+    sleep 0.5
+    local lines
+    lines=$(c_exec jq -r '"\(.unit) \(.event) \(.sequence)"' /tmp/follow.json)
+    assert_eq $'lc-follow-a.service launch 1\nlc-follow-a.service sleep 2\nlc-follow-c.service launch 1\nlc-follow-c.service crash 2' \
+        "$lines" "follow --json: the matching units' dispatches, in order"
+    assert_eq 2 "$(c_exec grep -c 'lc-follow-a.service: ' /tmp/follow.txt)" "follow lc-follow-a: its two dispatches"
+    assert_contains "$(c_exec cat /tmp/follow.txt)" "lc-follow-a.service: launch #1" "follow's text line"
+    c_exec sh -c 'kill $(cat /tmp/follow.pid)' || true
+}
+
 # --- run -----------------------------------------------------------------------------------------------------------
 
 container_install_trap
@@ -343,6 +362,7 @@ run_test "runs: a unit's runs from the journal, while lifecycled is down" test_r
 run_test "reload with a bad configuration fails and the daemon keeps running; readers go on" test_reload_with_a_bad_configuration
 run_test "--check-config lists the files and warns about patterns that never match" test_check_config_warnings
 run_test "install.sh makes the drop-in folder; uninstall.sh leaves no empty folder" test_install_layout
+run_test "follow: dispatches of the matching units as they happen, text and JSON" test_follow
 run_test "lifecycled and lifecyclectl share the configuration's state_directory" test_state_directory_rule
 
 container_poweroff

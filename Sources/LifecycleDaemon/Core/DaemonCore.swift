@@ -179,8 +179,8 @@ public struct DaemonCore: Sendable {
         guard !isReady else { return }
         isReady = true
         effects.append(.notify([.ready, .status(statusText)]))
+        // The tracking entry says it in the journal ("Tracking: Watching N loaded units"): no second log line.
         effects.append(.markTracking(status: statusText))
-        log(.info, statusText)
     }
 
     /// Shows `status` in `systemctl status` (once READY=1 was sent; until then it waits for READY=1).

@@ -122,9 +122,12 @@ struct JournalRecoveryReader {
         return last?.realtimeMicroseconds ?? marker.realtimeMicroseconds
     }
 
+    /// One of PID 1's entries, at the time PID 1 sent it (`_SOURCE_REALTIME_TIMESTAMP`), else when journald got it:
+    /// a run's begin must compare exactly with systemd's state-change times (see ``UnitSnapshot/predates(_:)``).
     private static func runEntry(_ entry: JournalEntry) -> RunEnding.Entry? {
-        entry.fields["MESSAGE_ID"].map {
-            RunEnding.Entry(messageID: $0, time: Milliseconds(entry.realtimeMicroseconds / 1_000), fields: entry.fields)
+        let sent = entry.fields["_SOURCE_REALTIME_TIMESTAMP"].flatMap { UInt64($0) } ?? entry.realtimeMicroseconds
+        return entry.fields["MESSAGE_ID"].map {
+            RunEnding.Entry(messageID: $0, time: Milliseconds(sent / 1_000), fields: entry.fields)
         }
     }
 }

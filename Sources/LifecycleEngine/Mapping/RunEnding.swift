@@ -42,8 +42,8 @@ public enum RunEnding: Sendable, Hashable {
         ]
     }
 
-    /// The journal fields the decision reads.
-    public static let fields = ["MESSAGE_ID", "UNIT_RESULT", "EXIT_CODE", "EXIT_STATUS"]
+    /// The journal fields the decision reads, and the time PID 1 sent the entry (its clock, not journald's).
+    public static let fields = ["MESSAGE_ID", "UNIT_RESULT", "EXIT_CODE", "EXIT_STATUS", "_SOURCE_REALTIME_TIMESTAMP"]
 
     /// How the run of `entries` (all of one InvocationID, oldest first) ended, or nil when they do not say (the run
     /// may still be going, or the journal no longer holds it).

@@ -39,16 +39,14 @@ extension UnitSnapshot {
         stateChangeTimestamp > 0 ? Milliseconds(stateChangeTimestamp / 1_000) : nil
     }
 
-    /// How much earlier than a run's begin in PID 1's journal the run's own state change can be: the journal stamps
-    /// an entry when it receives it, a little after PID 1 changed the state.
-    public static let journalLag: Milliseconds = 50
-
-    /// True when the snapshot's state changed before a run that began at `began` (PID 1's journal time) did, so it
-    /// cannot tell how that run ended: systemd had not started it yet (a unit that never changed state reports no
-    /// time at all). False when `began` is unknown.
+    /// True when the snapshot's state changed before a run that began at `began` (the time PID 1 logged the begin,
+    /// from the sender's clock: `_SOURCE_REALTIME_TIMESTAMP`) did, so it cannot tell how that run ended: systemd had
+    /// not started it yet (a re-announcement of the unit with the new run's id and the old run's stop, or a unit
+    /// that never changed state and reports no time at all). PID 1 logs a begin in the same step as the state change
+    /// or before it, so a real end is never earlier. False when `began` is unknown.
     public func predates(_ began: Milliseconds?) -> Bool {
         guard let began else { return false }
         guard let time = stateChangeTime else { return true }
-        return time + Self.journalLag < began
+        return time < began
     }
 }

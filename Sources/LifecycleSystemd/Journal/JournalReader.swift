@@ -60,6 +60,26 @@ public struct JournalReader: Sendable {
         return nil
     }
 
+    /// Calls `handle` with each entry matching every `match` that is written from now on, oldest first, waiting for
+    /// new ones, until `handle` returns false.
+    ///
+    /// Wraps `sd_journal_seek_tail(3)`, `sd_journal_previous(3)` (so that the next entry is the first new one) and
+    /// `sd_journal_wait(3)` besides the calls above.
+    public func follow(
+        matching matches: [String], fields: [String], _ handle: (JournalEntry) -> Bool
+    ) throws(SystemdError) {
+        let journal = try open(matching: matches)
+        defer { sd_journal_close(journal) }
+        try check(sd_journal_seek_tail(journal), "seek the journal")
+        _ = try check(sd_journal_previous(journal), "read the journal")
+        while true {
+            while try check(sd_journal_next(journal), "read the journal") > 0 {
+                guard handle(try Self.entry(in: journal, fields: fields)) else { return }
+            }
+            try check(sd_journal_wait(journal, UInt64.max), "wait for the journal")
+        }
+    }
+
     /// For each query (a list of `FIELD=value` matches, as in ``entries(matching:fields:since:)``), its newest entries,
     /// newest first, for as long as `keep` accepts them (it gets the query's index and the entry); one open journal
     /// serves all queries.

@@ -158,4 +158,27 @@ struct DaemonCoreOrderingTests {
         h.send(.listing([]))
         #expect(h.recoveryQueries.last?.history == .sinceLastTracking(orWholeJournal: false))
     }
+
+    @Test("at start, a change newer than the listing that shows the new run with the old run's stop ends nothing")
+    func changeNewerThanListingWithOldStop() throws {
+        var h = try H(records: [Self.running("a")])
+        h.recovery = nil
+        h.send(.start)
+        // Run a stopped at 10.000 s; run b began 15 ms later, after the listing was read.
+        let stopped = H.snapshot("inactive", "a", second: 10)
+        var announced = H.snapshot("inactive", "b", second: 10)
+        announced.stateChangeTimestampMonotonic += 1  // the same state, told again with the new run's id
+        h.send(.changed(announced))
+        h.send(.listing([stopped]))
+        let fields = { (run: Character) in ["UNIT": H.unit, "INVOCATION_ID": H.run(run)] }
+        let history = RunHistory(entries: [
+            RunEnding.Entry(messageID: RunEnding.MessageID.unitStarted, time: H.t0 + 1_000, fields: fields("a")),
+            RunEnding.Entry(messageID: RunEnding.MessageID.unitSuccess, time: H.t0 + 10_000, fields: fields("a")),
+            RunEnding.Entry(messageID: RunEnding.MessageID.unitStarted, time: H.t0 + 10_015, fields: fields("b")),
+        ])
+        h.send(.recovered(RecoveryAnswer(history: history)))
+        #expect(h.dispatches() == ["2 sleep a reconciled", "3 wake b reconciled"])
+        h.send(.changed(H.snapshot("failed", "b", second: 11, result: "exit-code")))
+        #expect(h.dispatches().last == "4 crash b")
+    }
 }
