@@ -29,6 +29,11 @@ public actor LifecycleDaemon {
     var sourceTask: Task<Void, Never>?
     var manager: ManagerObject?
     var timers: [DaemonTimer: BusTimerID] = [:]
+    /// D-Bus calls waiting for the core's reply.
+    var replies: [ReplyToken: CheckedContinuation<Result<UInt64, EventRequestError>, Never>] = [:]
+    var lastReplyID: UInt64 = 0
+    /// Why the last metrics write failed; nil while writes work.
+    var metricsFailure: String?
     /// The thread of the loop, its bus connections, timers and signals.
     public nonisolated let thread: BusThread
     private nonisolated let ownsThread: Bool
@@ -36,10 +41,6 @@ public actor LifecycleDaemon {
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         thread.asUnownedSerialExecutor()
     }
-    var replies: [ReplyToken: CheckedContinuation<Result<UInt64, EventRequestError>, Never>] = [:]
-    var lastReplyID: UInt64 = 0
-    /// Why the last metrics write failed; nil while writes work.
-    var metricsFailure: String?
 
     /// Locks the state directory and loads its state files; fails when another lifecycled uses the directory, when
     /// it cannot be read, or when it holds a file from a newer version.
@@ -62,7 +63,9 @@ public actor LifecycleDaemon {
             case .removedTemporaryFile, .ignored: nil
             }
         })
-        let tracker = UnitTracker(configuration: configuration, timeZone: try configuration.localTimeZone(), records: contents.records)
+        let tracker = UnitTracker(
+            configuration: configuration, timeZone: try configuration.localTimeZone(), records: contents.records
+        )
         // Only root's entries are trusted (`_UID=0`), and only root may read the whole journal; the user manager logs
         // its runs under other field names.
         let isRoot = getuid() == 0
