@@ -68,7 +68,7 @@ extension UnitTracker {
     }
 
     /// The time of the last event recorded for `unit`: its state's last launch, wake or sleep, or the newest
-    /// dispatch the journal holds for a unit that starts fresh; nil when nothing was recorded.
+    /// dispatch the journal holds for a unit rebuilt from its dispatches; nil when nothing was recorded.
     private func recordedUntil(_ unit: String) -> Milliseconds? {
         let times = [records[unit]?.state.lastWake, records[unit]?.state.lastSleep, freshSince[unit]].compactMap { $0 }
         return times.max()

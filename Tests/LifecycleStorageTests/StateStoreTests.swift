@@ -213,7 +213,7 @@ struct StateStoreTests {
         #expect(directory.list("units") == [".nginx.service.json.keep-me", "nginx.service.json"])
     }
 
-    @Test("a corrupt file is moved aside, reported, and the unit starts fresh; other files are untouched")
+    @Test("a corrupt file is moved aside, reported, and the unit is rebuilt; other files are untouched")
     func corruptFile() throws {
         let directory = try TemporaryDirectory()
         let store = makeStore(directory)
@@ -234,7 +234,7 @@ struct StateStoreTests {
         #expect(
             expected.description
                 == "\(path): cannot be read (invalid JSON at line 1, column 2: expected a key string); "
-                + "moved aside to \(aside), the unit starts fresh"
+                + "moved aside to \(aside), the unit is rebuilt from its dispatches in the journal"
         )
         #expect(directory.text("units/nginx.service.json.corrupt-20261121T213000Z") == "{not json")
         #expect(directory.text("units/nginx.service.json") == nil)

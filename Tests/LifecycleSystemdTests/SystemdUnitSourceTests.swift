@@ -51,10 +51,10 @@ struct SystemdUnitSourceTests {
             let calls = fixture.systemd.calls
             #expect(calls.subscribe == 1)
             #expect(calls.listUnits == 1)
-            // Never ghost.service (not-found: reading it would load it) nor db.socket (not watched).
-            #expect(calls.getAll == [
-                "web.service org.freedesktop.systemd1.Service", "web.service org.freedesktop.systemd1.Unit",
-            ])
+            // Never GetAll (PID 1 would compute UnitFileState); state comes with the listing. Never ghost.service
+            // (not-found: reading it would load it) nor db.socket (not watched).
+            #expect(calls.getAll.isEmpty)
+            #expect(calls.get == Self.fullReads)
         }
     }
 
@@ -119,10 +119,10 @@ struct SystemdUnitSourceTests {
             ])
             try await fixture.events.expectNext(.jobRemoved(unit: "web.service", jobID: 9, result: "failed"))
             try await fixture.events.expectNext(.removed("web.service"))
-            #expect(fixture.systemd.calls.getAll.count == 2)  // only the initial listing's
+            #expect(fixture.systemd.calls.get == Self.fullReads)  // only the initial listing's
             // A removed unit is no longer loaded: reading its details must not touch the bus.
             await #expect(throws: SystemdError.self) { try await fixture.source.details(of: "web.service") }
-            #expect(fixture.systemd.calls.get.isEmpty)
+            #expect(fixture.systemd.calls.get == Self.fullReads)
         }
     }
 
@@ -141,6 +141,57 @@ struct SystemdUnitSourceTests {
             #expect(calls.listUnits == 2)
         }
     }
+
+    @Test("after a reload, reads only each known unit's StateChangeTimestampMonotonic, and a moved unit in full")
+    func reloadReadsLittle() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            // PID 1 unloads and loads every unit again; the source keeps what it knew of web.service.
+            try await reload(fixture, unit: "web.service")
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            #expect(fixture.systemd.calls.get == Self.fullReads + [
+                "web.service org.freedesktop.systemd1.Unit.StateChangeTimestampMonotonic",
+            ])
+            #expect(fixture.systemd.calls.getAll.isEmpty)
+
+            // Restarted during the next reload: a change PID 1 announces with UnitNew only, and the same state.
+            let newInvocation: [UInt8] = Array(repeating: 7, count: 16)
+            fixture.systemd.update("web.service") { unit in
+                unit.unitProperties = UnitFixtures.unitProperties(
+                    active: "active", sub: "running", invocation: newInvocation, timestamp: 1_763_000_001_000_000
+                )
+            }
+            try await reload(fixture, unit: "web.service")
+            var restarted = UnitFixtures.webSnapshot
+            restarted.invocationID = String(repeating: "07", count: 16)
+            restarted.stateChangeTimestamp = 1_763_000_001_000_000
+            restarted.stateChangeTimestampMonotonic = 1_763_000_001_000
+            try await fixture.events.expectNext(.initial([restarted]))
+            #expect(fixture.systemd.calls.get == Self.fullReads + [
+                "web.service org.freedesktop.systemd1.Unit.StateChangeTimestampMonotonic",
+                "web.service org.freedesktop.systemd1.Unit.StateChangeTimestampMonotonic",
+            ] + Self.fullReads)
+        }
+    }
+
+    /// What PID 1 sends for a daemon-reload of one unit, and the events it gives before the resync's `initial`.
+    private func reload(_ fixture: Fixture, unit: String) async throws {
+        let path = try BusObjectPath.encode(prefix: FakeSystemd.unitPrefix, externalID: unit).rawValue
+        try await fixture.systemd.emitManagerSignal("Reloading", [.bool(true)])
+        try await fixture.systemd.emitManagerSignal("UnitRemoved", [.string(unit), .objectPath(path)])
+        try await fixture.systemd.emitManagerSignal("UnitNew", [.string(unit), .objectPath(path)])
+        try await fixture.systemd.emitManagerSignal("Reloading", [.bool(false)])
+        try await fixture.events.expectNext(.reloading(true))
+        try await fixture.events.expectNext(.removed(unit))
+        try await fixture.events.expectNext(.reloading(false))
+    }
+
+    /// The `Get`s that read web.service in full: what the listing does not give.
+    static let fullReads = [
+        "InvocationID", "FreezerState", "StateChangeTimestamp", "StateChangeTimestampMonotonic",
+    ].map { "web.service org.freedesktop.systemd1.Unit.\($0)" } + [
+        "Result", "NRestarts", "ExecMainCode", "ExecMainStatus", "MainPID",
+    ].map { "web.service org.freedesktop.systemd1.Service.\($0)" }
 
     @Test("resyncs when org.freedesktop.systemd1 gets a new owner")
     func ownerChange() async throws {
@@ -181,7 +232,7 @@ struct SystemdUnitSourceTests {
                 try await fixture.source.details(of: "ghost.service")
             }
             #expect(error?.errno == ENOENT)
-            #expect(fixture.systemd.calls.get == [
+            #expect(fixture.systemd.calls.get == Self.fullReads + [
                 "web.service org.freedesktop.systemd1.Unit.FragmentPath",
                 "web.service org.freedesktop.systemd1.Unit.DropInPaths",
                 "web.service org.freedesktop.systemd1.Service.ExecStart",

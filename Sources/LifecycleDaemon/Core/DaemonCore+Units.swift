@@ -107,7 +107,7 @@ extension DaemonCore {
                 log(.notice, "The state of \(unit) (dispatch \(record.sequence)) is \(dispatches.count) dispatches behind the journal: catching up")
             } else {
                 let newest = dispatches.last?.sequence ?? 0
-                log(.notice, "\(unit) has no state; it starts fresh, numbered after its dispatch \(newest) in the journal")
+                log(.notice, "\(unit) has no state: rebuilt from its \(dispatches.count) dispatches in the journal, numbered after \(newest)")
             }
         }
         _ = take(tracker.catchUp(with: journaled))

@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// Reads the bytes of a state file, telling apart the three outcomes that need different handling: a record, a file
-/// that cannot be parsed (moved aside, the unit starts fresh), and a file from a newer lifecycled (refused).
+/// that cannot be parsed (moved aside; the daemon rebuilds the unit from the journal), and a file from a newer lifecycled (refused).
 enum StateFileDecoder {
     enum Outcome: Sendable {
         case record(UnitRecord)

@@ -21,7 +21,7 @@ import Darwin
 /// - Files are pretty-printed with sorted keys, so the same record always gives the same bytes.
 /// - ``save(_:)`` replaces a file atomically and durably (see `AtomicFile`); a reader never sees half a file.
 /// - A file that cannot be parsed is renamed to `<unit>.json.corrupt-<UTC time>` and reported as a
-///   ``StateStoreWarning``; the unit starts fresh and nothing else is touched.
+///   ``StateStoreWarning``; the daemon rebuilds the unit from its dispatches in the journal, and nothing else is touched.
 /// - A file whose `schema_version` is newer than this build's is refused with
 ///   ``StateStoreError/unsupportedVersion(path:key:found:supported:)`` by both loading and saving, so a downgrade
 ///   never destroys newer data.

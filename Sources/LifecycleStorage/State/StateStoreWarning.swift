@@ -2,11 +2,11 @@
 
 /// Something the state store noticed and handled while loading, for the daemon to log at warning level.
 ///
-/// None of these stops the daemon: the affected unit starts fresh or the file is left alone.
+/// None of these stops the daemon: the affected unit is rebuilt from the journal or the file is left alone.
 public struct StateStoreWarning: Sendable, Equatable, CustomStringConvertible {
     /// What happened to the file.
     public enum Action: Sendable, Equatable {
-        /// The file could not be parsed and was renamed to `path`; the unit starts fresh.
+        /// The file could not be parsed and was renamed to `path`; the unit is rebuilt from its dispatches in the journal.
         case movedAside(to: String)
         /// The file could not be parsed and was left in place, because the store is read-only.
         case leftInPlace
@@ -36,9 +36,9 @@ public struct StateStoreWarning: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch action {
         case .movedAside(let destination):
-            return "\(path): cannot be read (\(reason)); moved aside to \(destination), the unit starts fresh"
+            return "\(path): cannot be read (\(reason)); moved aside to \(destination), the unit is rebuilt from its dispatches in the journal"
         case .leftInPlace:
-            return "\(path): cannot be read (\(reason)); the unit starts fresh"
+            return "\(path): cannot be read (\(reason)); the unit is rebuilt from its dispatches in the journal"
         case .removedTemporaryFile:
             return "\(path): removed (\(reason))"
         case .ignored:

@@ -200,7 +200,7 @@ extension BusMessage {
     ///
     /// `body` gets each property's name with the message positioned at its variant. It may read the variant (with
     /// ``readVariant(_:)`` or ``readValue()``) or leave it, in which case it is skipped unparsed: systemd's
-    /// `GetAll` replies have well over a hundred properties, and most are not needed.
+    /// `PropertiesChanged` carries a score of properties, and most are not needed.
     public func readProperties(_ body: (String, BusMessage) throws(SystemdError) -> Void) throws(SystemdError) {
         guard try enterContainer(.array, "{sv}") else { throw Self.missing("a property map") }
         while try enterContainer(.dictEntry, "sv") {

@@ -7,6 +7,8 @@ struct ListedUnit: Sendable, Hashable {
     var activeState: String
     var subState: String
     var path: String
+    /// The pending job's id, 0 for none.
+    var jobID: UInt32
 
     /// Reads the whole `a(ssssssouso)`: (id, description, load state, active state, sub state, following, unit
     /// path, job id, job type, job path).
@@ -20,9 +22,11 @@ struct ListedUnit: Sendable, Hashable {
                 let subState = try entry.readString()
                 _ = try entry.readString()
                 let path = try entry.readObjectPath()
-                try entry.skip("uso")
+                let jobID = try UInt32(from: entry)
+                try entry.skip("so")
                 return ListedUnit(
-                    name: name, loadState: loadState, activeState: activeState, subState: subState, path: path
+                    name: name, loadState: loadState, activeState: activeState, subState: subState, path: path,
+                    jobID: jobID
                 )
             }
         }

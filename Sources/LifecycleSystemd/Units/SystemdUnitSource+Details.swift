@@ -6,13 +6,14 @@ extension SystemdUnitSource {
     /// Reads what version detection needs about a watched unit that is loaded right now.
     ///
     /// Reads `FragmentPath` and `DropInPaths` (`.Unit`), and for services `ExecStart` and `Environment` (`.Service`),
-    /// with `org.freedesktop.DBus.Properties.Get`. Refuses units it has not seen loaded: reading an unloaded unit's
-    /// properties would load it. (A unit garbage-collected between its last signal and this call is loaded once
-    /// more by it; that is one `UnitNew`/`UnitRemoved` pair, not a loop, since the source ignores `UnitNew`.)
+    /// with `org.freedesktop.DBus.Properties.Get`, all sent before any reply is awaited: one round trip. Refuses units
+    /// it has not seen loaded, or has seen removed since (`UnitRemoved`): reading an unloaded unit's properties would
+    /// load it again. (A unit garbage-collected whose `UnitRemoved` is still on its way is loaded once more by the
+    /// reads; that is one `UnitNew`/`UnitRemoved` pair, not a loop, since the source ignores `UnitNew`.)
     ///
     /// - Parameter unit: The unit name, e.g. `nginx.service`.
     /// - Returns: The details.
-    /// - Throws: ``SystemdError`` with `ENOENT` if the unit is not watched and loaded, else the bus error.
+    /// - Throws: ``SystemdError`` with `ENOENT` if the unit is not watched and loaded, else the first read's error.
     public func details(of unit: String) async throws(SystemdError) -> UnitDetails {
         let operation = "read the details of \(unit)"
         guard units[unit] != nil else {
@@ -25,43 +26,35 @@ extension SystemdUnitSource {
             throw SystemdError(errno: ENOTCONN, operation: operation, message: "Not connected to the \(address)")
         }
         let path = try BusObjectPath.encode(prefix: SystemdNames.unitPathPrefix, externalID: unit).rawValue
-        let fragmentPath = try await property(SystemdNames.unitInterface, "FragmentPath", of: path, on: connection) {
-            message throws(SystemdError) in try message.readVariant(String.self)
+        let isService = SystemdNames.typeInterface(forUnit: unit) == SystemdNames.serviceInterface
+        var reads = ["FragmentPath", "DropInPaths"].map {
+            PropertyRead(unit: unit, path: path, interface: SystemdNames.unitInterface, name: $0)
         }
-        let dropInPaths = try await property(SystemdNames.unitInterface, "DropInPaths", of: path, on: connection) {
-            message throws(SystemdError) in try message.readVariant([String].self)
+        if isService {
+            reads += ["ExecStart", "Environment"].map {
+                PropertyRead(unit: unit, path: path, interface: SystemdNames.serviceInterface, name: $0)
+            }
         }
-        guard SystemdNames.typeInterface(forUnit: unit) == SystemdNames.serviceInterface else {
+        var replies: [String: Result<BusMessage, SystemdError>] = [:]
+        try await get(reads, on: connection) { read, result in replies[read.name] = result }
+        func reply(_ name: String) throws(SystemdError) -> BusMessage {
+            guard let result = replies[name] else {
+                throw SystemdError(errno: EIO, operation: operation, message: "No reply for \(name)")
+            }
+            return try result.get()
+        }
+        let fragmentPath = try reply("FragmentPath").readVariant(String.self)
+        let dropInPaths = try reply("DropInPaths").readVariant([String].self)
+        guard isService else {
             return UnitDetails(
                 mainExecutable: nil, fragmentPath: fragmentPath, dropInPaths: dropInPaths, environment: []
             )
         }
-        let executable = try await property(SystemdNames.serviceInterface, "ExecStart", of: path, on: connection) {
-            message throws(SystemdError) in try Self.readMainExecutable(message)
-        }
-        let environment = try await property(SystemdNames.serviceInterface, "Environment", of: path, on: connection) {
-            message throws(SystemdError) in try message.readVariant([String].self)
-        }
+        let executable = try Self.readMainExecutable(try reply("ExecStart"))
+        let environment = try reply("Environment").readVariant([String].self)
         return UnitDetails(
             mainExecutable: executable, fragmentPath: fragmentPath, dropInPaths: dropInPaths, environment: environment
         )
-    }
-
-    /// Calls `org.freedesktop.DBus.Properties.Get(interface, name)` and decodes the variant it returns.
-    private func property<T>(
-        _ interface: String,
-        _ name: String,
-        of path: String,
-        on connection: BusConnection,
-        decode: (BusMessage) throws(SystemdError) -> T
-    ) async throws(SystemdError) -> T {
-        let call = try connection.newMethodCall(
-            destination: SystemdNames.busName, path: path, interface: SystemdNames.propertiesInterface, member: "Get"
-        )
-        try call.append(interface)
-        try call.append(name)
-        let reply = try await connection.call(call)
-        return try decode(reply)
     }
 
     /// `ExecStart` is `a(sasbttttuii)`: per command (path, argv, ignore errors, start/exit timestamps (4 × t), pid,

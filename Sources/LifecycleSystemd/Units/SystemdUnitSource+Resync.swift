@@ -3,12 +3,15 @@
 import LifecycleEngine
 import Logging
 
-/// A resync in progress: the snapshots read so far.
+/// A resync in progress.
 struct ResyncState {
     let id: Int
-    var snapshots: [String: UnitSnapshot] = [:]
+    /// Units whose `.Unit` reads failed (unloaded after the listing): no snapshot, and forgotten unless touched.
+    var failed: Set<String> = []
     /// Units that sent `PropertiesChanged` during the resync, so are loaded even if the listing missed them.
     var touched: Set<String> = []
+    /// Units a check found moved, to be read in full.
+    var stale: Set<String> = []
 }
 
 extension SystemdUnitSource {
@@ -23,16 +26,26 @@ extension SystemdUnitSource {
 
     /// Subscribes, lists the watched units, reads their properties and sends `.initial`.
     ///
-    /// Signals keep being handled and sent meanwhile (the calls do not block the thread), so the `initial` may hold
-    /// a unit's snapshot that is older than a `changed` sent before it; each snapshot carries its state-change time.
-    func synchronize(on connection: BusConnection) async throws(SystemdError) {
+    /// Replies and signals are merged into ``units`` in the order they arrive, and PID 1 sends a change's signals
+    /// before it answers a later call, so once the last reply is in, each unit's properties are those of one moment.
+    /// Signals keep being sent meanwhile (the calls do not block the thread), so the `initial` may hold a unit's
+    /// snapshot that is older than a `changed` sent before it; each snapshot carries its state-change time.
+    ///
+    /// - Parameter full: Read every listed unit. Without it (after `Reloading(false)`, with no signal lost), a unit
+    ///   already known is only checked: a reload changes no unit's run state, but a change during it is announced
+    ///   by `UnitNew` alone, so a unit whose listed state or `StateChangeTimestampMonotonic` moved is read in full.
+    func synchronize(on connection: BusConnection, full: Bool) async throws(SystemdError) {
         resyncCount += 1
         let id = resyncCount
         resync = ResyncState(id: id)
         do throws(SystemdError) {
             try await subscribe(on: connection)
             let listed = try await listUnits(on: connection)
-            try await readProperties(of: listed, on: connection, resyncID: id)
+            let (reads, checked) = applyListing(listed, full: full)
+            try await readProperties(reads, checked: checked, on: connection, resyncID: id)
+            let stale = resync?.stale ?? []
+            let rereads = listed.filter { stale.contains($0.name) }.flatMap(Self.fullReads)
+            try await readProperties(rereads, checked: [], on: connection, resyncID: id)
             finishResync(id: id, listed: listed)
         } catch {
             if resync?.id == id { resync = nil }
@@ -55,9 +68,12 @@ extension SystemdUnitSource {
         }
         while isResyncRequested, isEstablished, !isStopped, let connection {
             isResyncRequested = false
+            let full = isFullReadNeeded
+            isFullReadNeeded = false
             do throws(SystemdError) {
-                try await synchronize(on: connection)
+                try await synchronize(on: connection, full: full)
             } catch {
+                isFullReadNeeded = isFullReadNeeded || full
                 // A broken connection is handled by the reconnect; otherwise the next owner change asks again.
                 logger.warning("Failed to resync with systemd", metadata: ["error": "\(error)"])
                 return
@@ -94,74 +110,44 @@ extension SystemdUnitSource {
         return try ListedUnit.readList(from: reply).filter(\.isLoaded)
     }
 
-    /// `GetAll` of the type interface, then of `.Unit`, for every listed unit, pipelined.
-    private func readProperties(
-        of listed: [ListedUnit],
-        on connection: BusConnection,
-        resyncID: Int
-    ) async throws(SystemdError) {
-        var calls: [(unit: String, path: String, interface: String)] = []
-        for unit in listed {
-            if let typeInterface = SystemdNames.typeInterface(forUnit: unit.name) {
-                calls.append((unit.name, unit.path, typeInterface))
-            }
-            calls.append((unit.name, unit.path, SystemdNames.unitInterface))
-        }
-        try await connection.callPipelined(count: calls.count) { index throws(SystemdError) in
-            let call = try connection.newMethodCall(
-                destination: SystemdNames.busName, path: calls[index].path,
-                interface: SystemdNames.propertiesInterface, member: "GetAll"
-            )
-            try call.append(calls[index].interface)
-            return call
-        } onReply: { index, result in
-            self.applyProperties(result, unit: calls[index].unit, interface: calls[index].interface, resyncID: resyncID)
-        }
-    }
-
-    /// Applies one `GetAll` reply, in arrival order relative to signals.
-    private func applyProperties(
-        _ result: Result<BusMessage, SystemdError>,
-        unit name: String,
-        interface: String,
-        resyncID: Int
-    ) {
-        guard resync?.id == resyncID else { return }
-        let reply: BusMessage
-        switch result {
-        case .success(let message):
-            reply = message
-        case .failure(let error):
-            // The unit was unloaded after the listing; the type interface may also be absent.
-            logger.debug("Failed to read unit properties", metadata: ["unit": "\(name)", "error": "\(error)"])
-            return
-        }
-        var watched = units[name] ?? WatchedUnit()
-        do throws(SystemdError) {
-            if interface == SystemdNames.unitInterface {
-                var properties = UnitProperties()
-                try properties.merge(from: reply)
-                watched.unit = properties
+    /// Takes each listed unit's state from the listing (in arrival order, like a signal), and says what to `Get`:
+    /// everything else, or without `full` for a unit already known, only its `StateChangeTimestampMonotonic`.
+    ///
+    /// - Returns: The reads, and the units that are only checked.
+    private func applyListing(_ listed: [ListedUnit], full: Bool) -> (reads: [PropertyRead], checked: Set<String>) {
+        var reads: [PropertyRead] = []
+        var checked: Set<String> = []
+        for entry in listed {
+            let known = units[entry.name] ?? parked[entry.name]
+            var watched = known ?? WatchedUnit()
+            watched.apply(entry)
+            units[entry.name] = watched
+            if !full, let known, known.isComplete(name: entry.name), known.unit == watched.unit {
+                checked.insert(entry.name)
+                reads.append(PropertyRead(
+                    unit: entry.name, path: entry.path, interface: SystemdNames.unitInterface,
+                    name: "StateChangeTimestampMonotonic"
+                ))
             } else {
-                var properties = TypeProperties()
-                try properties.merge(from: reply)
-                watched.type = properties
+                reads += Self.fullReads(of: entry)
             }
-        } catch {
-            logger.warning("Failed to parse unit properties", metadata: ["unit": "\(name)", "error": "\(error)"])
-            return
         }
-        units[name] = watched
-        guard interface == SystemdNames.unitInterface, let snapshot = watched.snapshot(name: name) else { return }
-        resync?.snapshots[name] = snapshot
+        return (reads, checked)
     }
 
+    /// Sends the snapshots of the listed units as they stand now, after the last reply, and forgets units that are
+    /// neither listed nor heard from.
     private func finishResync(id: Int, listed: [ListedUnit]) {
         guard let state = resync, state.id == id else { return }
         resync = nil
-        let listedNames = Set(listed.map(\.name))
-        units = units.filter { listedNames.contains($0.key) || state.touched.contains($0.key) }
-        logger.debug("Resynced with systemd", metadata: ["units": "\(state.snapshots.count)"])
-        continuation.yield(.initial(state.snapshots.values.sorted { $0.name < $1.name }))
+        parked = [:]
+        let kept = Set(listed.map(\.name)).subtracting(state.failed).union(state.touched)
+        units = units.filter { kept.contains($0.key) }
+        let snapshots = listed.compactMap { entry -> UnitSnapshot? in
+            guard !state.failed.contains(entry.name) else { return nil }
+            return units[entry.name]?.snapshot(name: entry.name)
+        }
+        logger.debug("Resynced with systemd", metadata: ["units": "\(snapshots.count)"])
+        continuation.yield(.initial(snapshots.sorted { $0.name < $1.name }))
     }
 }

@@ -14,7 +14,9 @@ extension SystemdUnitSource {
             case (SystemdNames.managerInterface, "UnitRemoved"):
                 let name = try message.readString()
                 guard isWatched(name) else { return }
-                units[name] = nil
+                // A reload unloads every unit and loads it again; keep what is known until the listing says.
+                let removed = units.removeValue(forKey: name)
+                if isReloading { parked[name] = removed }
                 deliver(.removed(name))
             case (SystemdNames.managerInterface, "JobRemoved"):
                 let jobID = try UInt32(from: message)
@@ -24,7 +26,7 @@ extension SystemdUnitSource {
                 guard isWatched(name) else { return }
                 deliver(.jobRemoved(unit: name, jobID: jobID, result: result))
             case (SystemdNames.managerInterface, "Reloading"):
-                let isReloading = try Bool(from: message)
+                isReloading = try Bool(from: message)
                 deliver(.reloading(isReloading))
                 if !isReloading {
                     // Units were re-announced; a fresh listing replaces whatever was missed or doubled.
@@ -52,7 +54,8 @@ extension SystemdUnitSource {
               isWatched(name)
         else { return }
         let interface = try message.readString()
-        var watched = units[name] ?? WatchedUnit()
+        // Re-announced after a reload (as by daemon-reexec): loaded again, with what was known before.
+        var watched = units[name] ?? parked.removeValue(forKey: name) ?? WatchedUnit()
         if interface == SystemdNames.unitInterface {
             try watched.unit.merge(from: message)
         } else if interface.hasPrefix("org.freedesktop.systemd1.") {
@@ -83,6 +86,7 @@ extension SystemdUnitSource {
             deliver(.signalsLost)
         }
         if !newOwner.isEmpty {
+            isFullReadNeeded = true
             requestResync()
         }
     }

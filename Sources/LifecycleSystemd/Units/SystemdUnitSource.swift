@@ -14,14 +14,16 @@ import Logging
 /// 1. add the matches (`PropertiesChanged` of units, the manager's `UnitRemoved`, `JobRemoved`, `Reloading`, and
 ///    `NameOwnerChanged` of `org.freedesktop.systemd1`);
 /// 2. `Subscribe()`, without which PID 1 sends no unit signals (`AlreadySubscribed` counts as success);
-/// 3. `ListUnitsByPatterns([], patterns)`, skip `not-found` units, and `GetAll` the `.Unit` and type interfaces of
-///    each listed unit; then send ``UnitSourceEvent/initial(_:)``.
+/// 3. `ListUnitsByPatterns([], patterns)`, skip `not-found` units, take each one's state from the listing and `Get`
+///    the few other properties a snapshot uses, pipelined (never `GetAll` of `.Unit`: PID 1 would compute
+///    `UnitFileState`); then send ``UnitSourceEvent/initial(_:)``.
 ///
 /// It never reads the properties of a unit it has not seen loaded, and never reacts to `UnitNew`: reading a unit
 /// object loads the unit, which PID 1 announces with `UnitNew` and then garbage-collects, endlessly.
 ///
 /// It resyncs (re-subscribes, lists again, sends a new `initial`) after `Reloading(false)` and whenever systemd's
-/// bus name gets a new owner, and reconnects with back-off when the bus connection breaks.
+/// bus name gets a new owner, and reconnects with back-off when the bus connection breaks. After a reload it reads
+/// again only units whose state moved: a reload changes no unit's run state.
 ///
 /// Call ``stop()`` when done: it closes the connection, finishes ``events`` and ends the thread.
 public actor SystemdUnitSource {
@@ -48,6 +50,12 @@ public actor SystemdUnitSource {
     var isStopped = false
     /// Watched units known to be loaded, by name.
     var units: [String: WatchedUnit] = [:]
+    /// Units removed during a reload, kept until the listing after it says whether they are loaded again.
+    var parked: [String: WatchedUnit] = [:]
+    /// Between `Reloading(true)` and `Reloading(false)`.
+    var isReloading = false
+    /// Signals may have been lost since the last resync: the next one reads every unit in full.
+    var isFullReadNeeded = false
     /// Set while a resync collects its listing.
     var resync: ResyncState?
     var resyncCount = 0
@@ -134,9 +142,12 @@ public actor SystemdUnitSource {
         self.connection = connection
         isEstablished = false
         isResyncRequested = false
+        isReloading = false
+        isFullReadNeeded = false
+        parked = [:]
         do throws(SystemdError) {
             try await addMatches(on: connection)
-            try await synchronize(on: connection)
+            try await synchronize(on: connection, full: true)
             // The connection may have broken after the last reply but before this resumed.
             if let failure = connection.failure { throw failure }
             guard generation == self.generation, !isStopped else {

@@ -3,8 +3,12 @@
 import LifecycleEngine
 
 /// The `org.freedesktop.systemd1.Unit` properties a snapshot uses, as last seen. Missing ones keep their old value:
-/// systemd sends all of them with every change, but a `GetAll` and a signal are merged the same way.
+/// systemd sends all of them with every change, but single `Get` replies and the listing are merged the same way.
 struct UnitProperties: Sendable, Hashable {
+    /// What a resync reads with `Get`; `ActiveState`, `SubState` and `Job` come with the listing. Never `GetAll`:
+    /// it makes PID 1 compute `UnitFileState` by searching the unit paths, seconds of CPU for a thousand units.
+    static let readNames = ["InvocationID", "FreezerState", "StateChangeTimestamp", "StateChangeTimestampMonotonic"]
+
     var activeState: String?
     var subState: String?
     var invocationID: String?
@@ -13,19 +17,23 @@ struct UnitProperties: Sendable, Hashable {
     var stateChangeTimestampMonotonic: UInt64?
     var jobID: UInt32?
 
-    /// Merges an `a{sv}` (from `PropertiesChanged` or `GetAll`), skipping properties we do not use.
+    /// Merges an `a{sv}` (from `PropertiesChanged`), skipping properties we do not use.
     mutating func merge(from message: BusMessage) throws(SystemdError) {
-        try message.readProperties { name, value throws(SystemdError) in
-            switch name {
-            case "ActiveState": activeState = try value.readVariant(String.self)
-            case "SubState": subState = try value.readVariant(String.self)
-            case "FreezerState": freezerState = try value.readVariant(String.self)
-            case "InvocationID": invocationID = Self.hex(try value.readVariant([UInt8].self))
-            case "StateChangeTimestamp": stateChangeTimestamp = try value.readVariant(UInt64.self)
-            case "StateChangeTimestampMonotonic": stateChangeTimestampMonotonic = try value.readVariant(UInt64.self)
-            case "Job": jobID = try Self.readJobID(value)
-            default: break
-            }
+        try message.readProperties { name, value throws(SystemdError) in try set(name, from: value) }
+    }
+
+    /// Sets one property from the variant `message` is at (a `Get` reply, or one entry of an `a{sv}`); ignores
+    /// properties we do not use.
+    mutating func set(_ name: String, from message: BusMessage) throws(SystemdError) {
+        switch name {
+        case "ActiveState": activeState = try message.readVariant(String.self)
+        case "SubState": subState = try message.readVariant(String.self)
+        case "FreezerState": freezerState = try message.readVariant(String.self)
+        case "InvocationID": invocationID = Self.hex(try message.readVariant([UInt8].self))
+        case "StateChangeTimestamp": stateChangeTimestamp = try message.readVariant(UInt64.self)
+        case "StateChangeTimestampMonotonic": stateChangeTimestampMonotonic = try message.readVariant(UInt64.self)
+        case "Job": jobID = try Self.readJobID(message)
+        default: break
         }
     }
 
@@ -63,16 +71,26 @@ struct TypeProperties: Sendable, Hashable {
     var execMainStatus: Int32?
     var mainPID: UInt32?
 
+    /// What a resync reads with `Get` from `interface`: only `.Service` has the counters and exit values; every other
+    /// type interface with a `Result` has just that.
+    static func readNames(of interface: String) -> [String] {
+        interface == SystemdNames.serviceInterface
+            ? ["Result", "NRestarts", "ExecMainCode", "ExecMainStatus", "MainPID"]
+            : ["Result"]
+    }
+
     mutating func merge(from message: BusMessage) throws(SystemdError) {
-        try message.readProperties { name, value throws(SystemdError) in
-            switch name {
-            case "Result": result = try value.readVariant(String.self)
-            case "NRestarts": nRestarts = try value.readVariant(UInt32.self)
-            case "ExecMainCode": execMainCode = try value.readVariant(Int32.self)
-            case "ExecMainStatus": execMainStatus = try value.readVariant(Int32.self)
-            case "MainPID": mainPID = try value.readVariant(UInt32.self)
-            default: break
-            }
+        try message.readProperties { name, value throws(SystemdError) in try set(name, from: value) }
+    }
+
+    mutating func set(_ name: String, from message: BusMessage) throws(SystemdError) {
+        switch name {
+        case "Result": result = try message.readVariant(String.self)
+        case "NRestarts": nRestarts = try message.readVariant(UInt32.self)
+        case "ExecMainCode": execMainCode = try message.readVariant(Int32.self)
+        case "ExecMainStatus": execMainStatus = try message.readVariant(Int32.self)
+        case "MainPID": mainPID = try message.readVariant(UInt32.self)
+        default: break
         }
     }
 }
@@ -81,6 +99,27 @@ struct TypeProperties: Sendable, Hashable {
 struct WatchedUnit: Sendable, Hashable {
     var unit = UnitProperties()
     var type = TypeProperties()
+
+    /// Takes what a listing entry says, which is as new as the listing (merged in arrival order, like signals).
+    mutating func apply(_ listed: ListedUnit) {
+        unit.activeState = listed.activeState
+        unit.subState = listed.subState
+        unit.jobID = listed.jobID
+    }
+
+    /// Whether every value a snapshot of `name` uses has been read or signalled.
+    func isComplete(name: String) -> Bool {
+        guard unit.invocationID != nil, unit.freezerState != nil, unit.stateChangeTimestamp != nil,
+              unit.stateChangeTimestampMonotonic != nil, unit.activeState != nil, unit.subState != nil
+        else { return false }
+        switch SystemdNames.typeInterface(forUnit: name) {
+        case nil: return true
+        case SystemdNames.serviceInterface?:
+            return type.result != nil && type.nRestarts != nil && type.execMainCode != nil
+                && type.execMainStatus != nil && type.mainPID != nil
+        default: return type.result != nil
+        }
+    }
 
     /// The snapshot, once `ActiveState` and `SubState` are known.
     func snapshot(name: String) -> UnitSnapshot? {

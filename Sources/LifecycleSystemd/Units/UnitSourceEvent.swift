@@ -4,7 +4,7 @@ import LifecycleEngine
 
 /// What a ``SystemdUnitSource`` reports, in the order it learned it.
 public enum UnitSourceEvent: Sendable, Hashable {
-    /// The state of every watched, loaded unit, read with `ListUnitsByPatterns` and `GetAll`. Sent after connecting
+    /// The state of every watched, loaded unit, read with `ListUnitsByPatterns` and `Get`. Sent after connecting
     /// and after every resync (a reconnect, `Reloading(false)`, systemd's bus name changing owner). It replaces what
     /// came before: a unit missing from it is no longer loaded. Signals keep flowing while a resync collects, so a
     /// ``changed(_:)`` sent before the `initial` may be newer than the unit's snapshot in it: compare their

@@ -22,6 +22,21 @@ final class FakeSystemd: Sendable {
         var path: String {
             (try? BusObjectPath.encode(prefix: FakeSystemd.unitPrefix, externalID: name).rawValue) ?? ""
         }
+
+        /// What the listing says, from the same state as the properties, as in PID 1.
+        var listedState: (active: String, sub: String, job: UInt32) {
+            var listed = (active: activeState, sub: subState, job: UInt32(0))
+            for (name, value) in unitProperties {
+                switch (name, value) {
+                case ("ActiveState", .string(let state)): listed.active = state
+                case ("SubState", .string(let state)): listed.sub = state
+                case ("Job", .structure(let job)):
+                    if case .uint32(let id)? = job.first { listed.job = id }
+                default: break
+                }
+            }
+            return listed
+        }
     }
 
     struct Calls: Sendable {
@@ -69,6 +84,13 @@ final class FakeSystemd: Sendable {
     }
 
     var calls: Calls { state.calls.withLock { $0 } }
+
+    /// Changes a unit as PID 1 would, without a signal (as during a reload, which announces changes with `UnitNew`).
+    func update(_ name: String, _ change: (inout Unit) -> Void) {
+        state.units.withLock { units in
+            for index in units.indices where units[index].name == name { change(&units[index]) }
+        }
+    }
 
     func close() async {
         await bus.close()
@@ -125,10 +147,12 @@ final class FakeSystemd: Sendable {
             }
             let reply = try call.makeReturn()
             try reply.append(value: .array(elementSignature: "(ssssssouso)", units.map { unit in
-                .structure([
+                let listed = unit.listedState
+                return .structure([
                     .string(unit.name), .string("Fake \(unit.name)"), .string(unit.loadState),
-                    .string(unit.activeState), .string(unit.subState), .string(""), .objectPath(unit.path),
-                    .uint32(0), .string(""), .objectPath("/"),
+                    .string(listed.active), .string(listed.sub), .string(""), .objectPath(unit.path),
+                    .uint32(listed.job), .string(listed.job == 0 ? "" : "start"),
+                    .objectPath(listed.job == 0 ? "/" : "/org/freedesktop/systemd1/job/\(listed.job)"),
                 ])
             }))
             try connection.send(reply)
