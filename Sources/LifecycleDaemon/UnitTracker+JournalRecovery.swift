@@ -53,7 +53,9 @@ extension UnitTracker {
         }
         if let event {
             // Autotracked origin: the event is replayed, not asked for, so the manual-tracking rule does not apply.
+            let before = record.state
             _ = engine.track(event, at: dispatch.time, state: &record.state, version: dispatch.version, origin: .autotracked)
+            record.countUpdate(since: before)
         }
         if dispatch.isAutotracked, event == .sleep, dispatch.invocationID == record.invocationID {
             record.runEnded = true

@@ -132,6 +132,7 @@ public struct UnitTracker: Sendable {
         invocationID: String? = nil
     ) -> [Effect] {
         var record = record
+        record.countUpdate(since: stored.state)
         var effects: [Effect] = []
         var entry: DispatchJournalEntry?
         if let dispatch {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import LifecycleStorage
 
 @main
 struct LifecycleCtl: AsyncParsableCommand {
@@ -21,8 +22,11 @@ struct LifecycleCtl: AsyncParsableCommand {
               64  Usage error: an unknown option, a missing argument, an invalid
                   unit name, data that is not KEY=VALUE, an invalid event name.
             """,
-        version: "0.1.0",
-        subcommands: [Status.self, Show.self, Runs.self, Follow.self, Launch.self, Wake.self, Sleep.self, Track.self, Replay.self],
+        version: LifecycleVersion.current,
+        subcommands: [
+            Status.self, Show.self, Runs.self, Follow.self, Metrics.self, Launch.self, Wake.self, Sleep.self,
+            Track.self, Replay.self,
+        ],
         defaultSubcommand: Status.self
     )
 

@@ -20,7 +20,7 @@ struct Lifecycled: AsyncParsableCommand {
             to one JSON file per unit in the state directory. SIGHUP reloads the configuration; an invalid one is \
             reported and the previous one kept.
             """,
-        version: "0.1.0"
+        version: LifecycleVersion.current
     )
 
     @Option(name: .long, help: ArgumentHelp("The configuration file (default: /etc/lifecycled/lifecycled.json).", valueName: "file"))

@@ -22,6 +22,10 @@ CONTAINER_NEEDS=(systemctl=systemd systemd-nspawn=systemd-container nsenter=util
 # shellcheck disable=SC2034
 PACKAGING_NEEDS=(groff=groff-base man=man-db dpkg-deb=dpkg dpkg-shlibdeps=dpkg-dev strip=binutils lintian=lintian)
 
+# Tests/Integration/metrics.sh: node_exporter's textfile collector, promtool and curl (require_metrics_packages).
+# shellcheck disable=SC2034
+METRICS_NEEDS=(prometheus-node-exporter=prometheus-node-exporter promtool=prometheus curl=curl)
+
 # The scratch path every script builds the static release binaries into: install.sh reads the same tree.
 # shellcheck disable=SC2034
 RELEASE_SCRATCH=.build-release
@@ -79,4 +83,14 @@ release_build() {
         exit 1
     fi
     build_dir=$("${build[@]}" --show-bin-path)
+}
+
+# METRICS_NEEDS, after the preset that keeps their services from starting in every test container (a fresh /etc
+# enables every installed unit no preset disables); as root only, like require_packages. Run from the repository.
+require_metrics_packages() {
+    local preset=/usr/lib/systemd/system-preset/10-integration-tests.preset
+    if ((EUID == 0)) && ! cmp -s .ci/10-integration-tests.preset "$preset"; then
+        install -m 0644 .ci/10-integration-tests.preset "$preset"
+    fi
+    require_packages "$1" "${METRICS_NEEDS[@]}"
 }

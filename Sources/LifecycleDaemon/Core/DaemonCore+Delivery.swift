@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleStorage
 
 /// The journal's answers about dispatches (see ``Outbox``).
 extension DaemonCore {
@@ -10,7 +11,9 @@ extension DaemonCore {
             tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence)
         }
         dispatchCount += delivered.count
+        countDelivered(delivered)
         if let retryAt {
+            health.journalRefusals += 1
             log(.error, "The journal refused a dispatch; it is kept and sent again")
             effects.append(.arm(.retryDelivery, at: retryAt))
         } else if let count = outbox.takeRecoveredCount() {
@@ -45,6 +48,7 @@ extension DaemonCore {
                 log(.notice, "Sending again dispatch \(dispatch.sequence) of \(dispatch.unit), which the journal does not hold")
             }
         case .confirmation:
+            health.journalDrops += missing.count
             log(.warning, "The journal dropped \(missing.count) dispatches it had accepted (journald's rate limit?); sending them again")
         }
         for dispatch in missing { outbox.enqueue(dispatch) }

@@ -115,6 +115,7 @@ extension DaemonCore {
 
     private mutating func finishRecovery(_ cause: RecoveryCause?, watchedUnits: Int) {
         phase = .tracking
+        health.watchedUnits = watchedUnits
         report(status: "Watching \(watchedUnits) loaded units")
         deferred.insert(contentsOf: heldRequests, at: 0)
         heldRequests = []

@@ -60,6 +60,17 @@ public struct DaemonCore: Sendable {
     let readsManagerJournal: Bool
     var now: Milliseconds = 0
     var effects: [DaemonEffect] = []
+    /// lifecycled's own figures for the metrics file, counted since this process started.
+    public internal(set) var health: DaemonHealth
+    /// When the metrics file is written next.
+    var metricsSchedule = MetricsSchedule()
+    /// The health and the path of the last metrics write: a difference is a change to write.
+    var metricsHealth: DaemonHealth?
+    var metricsPath: String?
+    /// A record changed since the last metrics write.
+    var haveRecordsChanged = false
+    /// The metrics timer fired and has not been planned for yet (an answer was awaited).
+    var isMetricsTimerDue = false
 
     public init(
         tracker: UnitTracker, unitsSetAside: Set<String> = [], readsJournal: Bool, readsManagerJournal: Bool
@@ -69,6 +80,7 @@ public struct DaemonCore: Sendable {
         self.readsJournal = readsJournal
         self.readsManagerJournal = readsManagerJournal && readsJournal
         self.outbox = Outbox(confirms: readsJournal)
+        self.health = DaemonHealth(startTime: 0, bus: tracker.configuration.bus.rawValue)
     }
 
     public var configuration: LifecycleConfiguration { tracker.configuration }
@@ -85,6 +97,7 @@ public struct DaemonCore: Sendable {
         }
         drain()
         if let batch = outbox.takeBatch() { effects.append(.send(batch)) }
+        planMetrics(timerFired: input == .timer(.writeMetrics))
         defer { effects = [] }
         return effects
     }
@@ -115,6 +128,7 @@ public struct DaemonCore: Sendable {
             loseSignals()
         case .connectionLost(let reason):
             log(.warning, "Lost the bus connection, reconnecting: \(reason)")
+            health.busReconnects += 1
             isManagerStale = isManagerStale || isReady
             loseSignals()
             effects.append(.notify([.status("Reconnecting to the bus: \(reason)")]))
@@ -134,6 +148,7 @@ public struct DaemonCore: Sendable {
     // MARK: - Start and stop
 
     private mutating func start() {
+        health.startTime = now
         if readsJournal {
             let leftovers = tracker.records.values.sorted { $0.unit < $1.unit }.flatMap(PendingDispatch.pending(in:))
             if !leftovers.isEmpty { effects.append(.lookUp(leftovers, purpose: .leftovers)) }
@@ -200,6 +215,7 @@ public struct DaemonCore: Sendable {
             let previous = configuration
             let loaded = reloaded.configuration
             tracker.reconfigure(loaded, timeZone: reloaded.timeZone)
+            health.bus = loaded.bus.rawValue
             log(.notice, "Reloaded the configuration; watching \(loaded.patterns)")
             if loaded.patterns != previous.patterns || loaded.bus != previous.bus {
                 effects.append(.watch(loaded.watch.map(\.pattern)))
@@ -212,11 +228,14 @@ public struct DaemonCore: Sendable {
         case .watchdog:
             effects.append(.notify([.watchdog]))
         case .retryDelivery:
+            health.journalRetries += 1
             outbox.retryDue()
         case .confirmDelivery:
             let due = outbox.takeDueForConfirmation(now: now)
             if !due.isEmpty { effects.append(.lookUp(due, purpose: .confirmation)) }
             armConfirmation()
+        case .writeMetrics:
+            break  // planMetrics, after every input, decides
         }
     }
 

@@ -30,6 +30,8 @@ public enum DaemonEffect: Sendable, Equatable {
     case notify([ServiceNotification])
     /// Write the journal entry that marks this process as tracking units.
     case markTracking(status: String)
+    /// Replace the metrics file at `path` with `text` (atomically); a failure is the loop's to log.
+    case writeMetrics(path: String, text: String)
     /// Fire ``DaemonInput/timer(_:)`` at this wall-clock time (ms since the epoch).
     case arm(DaemonTimer, at: Milliseconds)
     /// A line for lifecycled's log.

@@ -82,4 +82,6 @@ public enum DaemonTimer: Sendable, Hashable {
     case confirmDelivery
     /// Tell the service manager lifecycled is alive.
     case watchdog
+    /// Write the metrics file: a change waited for the once-a-second limit, or a minute passed without one.
+    case writeMetrics
 }

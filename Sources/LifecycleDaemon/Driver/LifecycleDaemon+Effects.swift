@@ -58,6 +58,8 @@ extension LifecycleDaemon {
             } catch {
                 logger.warning("Failed to write the tracking entry to the journal", metadata: ["error": "\(error)"])
             }
+        case .writeMetrics(let path, let text):
+            writeMetrics(text, to: path)
         case .arm(let timer, let at):
             arm(timer, at: at)
         case .log(let line):

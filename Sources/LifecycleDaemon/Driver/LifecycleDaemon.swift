@@ -32,6 +32,8 @@ public actor LifecycleDaemon {
     /// D-Bus calls waiting for the core's reply.
     var replies: [ReplyToken: CheckedContinuation<Result<UInt64, EventRequestError>, Never>] = [:]
     var lastReplyID: UInt64 = 0
+    /// Why the last metrics write failed; nil while writes work.
+    var metricsFailure: String?
     /// The thread of the loop, its bus connections, timers and signals.
     public nonisolated let thread: BusThread
     private nonisolated let ownsThread: Bool

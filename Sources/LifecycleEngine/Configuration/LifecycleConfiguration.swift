@@ -14,6 +14,7 @@
 ///   (IANA name; nil = the machine's zone), `log_level` (trace … critical; info).
 /// - `crash_loop_crashes` (Int, 3), `crash_loop_minutes` (Int, 10): ``crashLoop``, read by `lifecyclectl status`.
 /// - `history_from_journal` (Bool, true): ``historyFromJournal``.
+/// - `metrics_file` (absolute path ending in `.prom`; nil = no metrics): ``metricsFile``, for node_exporter.
 ///
 /// The value is pure: it never reads files, the clock or the machine's time zone. Loading and validating a file is
 /// the job of `LifecycleStorage.ConfigLoader`.
@@ -40,6 +41,8 @@ public struct LifecycleConfiguration: Sendable, Equatable {
     /// On lifecycled's first start on a machine, whether the watched units' past runs are rebuilt from PID 1's
     /// journal, as far back as it goes, so that their counters are right on day one.
     public var historyFromJournal: Bool
+    /// The Prometheus text file lifecycled keeps up to date for node_exporter's textfile collector; nil for none.
+    public var metricsFile: String?
 
     /// Creates a configuration; every argument left out takes its documented default.
     public init(
@@ -51,7 +54,8 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         timeZone: String? = nil,
         logLevel: LogLevel = .info,
         crashLoop: CrashLoopRule = CrashLoopRule(),
-        historyFromJournal: Bool = true
+        historyFromJournal: Bool = true,
+        metricsFile: String? = nil
     ) {
         self.defaults = defaults
         self.defaultVersionSource = defaultVersionSource
@@ -62,6 +66,7 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         self.logLevel = logLevel
         self.crashLoop = crashLoop
         self.historyFromJournal = historyFromJournal
+        self.metricsFile = metricsFile
     }
 
     /// The rule that governs `unit`: the first rule, in file order, whose pattern matches the unit's name.

@@ -15,7 +15,9 @@ struct ConfigDecoder {
         "autotracking_enabled", "session_timeout", "tracked_lifecycle_events", "data_target", "version_source",
     ]
     static let topLevelKeys =
-        settingKeys + ["watch", "state_directory", "bus", "time_zone", "log_level", "history_from_journal"] + crashLoopKeys
+        settingKeys
+        + ["watch", "state_directory", "bus", "time_zone", "log_level", "history_from_journal", "metrics_file"]
+        + crashLoopKeys
     static let crashLoopKeys = ["crash_loop_crashes", "crash_loop_minutes"]
     static let ruleKeys = ["pattern"] + settingKeys
 
@@ -42,6 +44,7 @@ struct ConfigDecoder {
             case "bus": configuration.bus = try keyword(value, at: key, among: BusKind.allCases)
             case "time_zone": configuration.timeZone = try timeZone(value, at: key)
             case "history_from_journal": configuration.historyFromJournal = try bool(value, at: key)
+            case "metrics_file": configuration.metricsFile = try metricsFile(value, at: key)
             case "crash_loop_crashes":
                 // A record keeps only so many crash times: a larger threshold could never be reached.
                 configuration.crashLoop.crashes = try count(value, at: key, in: 1...UnitRecord.recentCrashLimit)
@@ -202,6 +205,18 @@ struct ConfigDecoder {
             throw invalid(path, "expected an absolute path, found \(quoted(text))")
         }
         return text
+    }
+
+    /// node_exporter's textfile collector reads only `*.prom` files: any other name would silently never be scraped.
+    private func metricsFile(_ value: JSONValue, at path: String) throws(ConfigError) -> String {
+        let file = try absolutePath(value, at: path)
+        let name = file.split(separator: "/").last ?? ""
+        guard name.hasSuffix(".prom"), name.count > ".prom".count, !file.hasSuffix("/") else {
+            throw invalid(
+                path, "expected a file name ending in \".prom\" (node_exporter reads no other), found \(quoted(file))"
+            )
+        }
+        return file
     }
 
     private func timeZone(_ value: JSONValue, at path: String) throws(ConfigError) -> String {

@@ -42,6 +42,12 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     /// When the unit's most recent runs failed, oldest first, at most ``recentCrashLimit`` of them: what tells a
     /// crash loop from a single crash without reading the journal.
     public var recentCrashes: [Milliseconds]
+    /// Failed runs by systemd's Result (`exit-code`, `signal`, …), counted where crash notices are made (see
+    /// ``noteFailure(_:)``), so that each count only ever grows; crashes the engine detected without a notice (a
+    /// manual launch after a launch, or files from before this field) are not in it.
+    public var crashResults: [String: Int]
+    /// Version changes seen (launches the engine marked as an update), counted where they are recorded.
+    public var updateCount: Int
 
     /// How many crash times a record keeps; a crash-loop threshold above it could never be reached.
     public static let recentCrashLimit = 20
@@ -55,7 +61,9 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         pendingDispatches: [JournalFields] = [],
         sequence: UInt64 = 0,
         lastFailure: RunFailure? = nil,
-        recentCrashes: [Milliseconds] = []
+        recentCrashes: [Milliseconds] = [],
+        crashResults: [String: Int] = [:],
+        updateCount: Int = 0
     ) {
         self.unit = unit
         self.state = state
@@ -65,6 +73,8 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         self.sequence = sequence
         self.lastFailure = lastFailure
         self.recentCrashes = recentCrashes
+        self.crashResults = crashResults
+        self.updateCount = updateCount
     }
 
     /// Notes a crash notice: it is the last failure, and its time joins the recent crashes (the oldest beyond
@@ -76,6 +86,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     /// Notes a failed run: the last failure, and its time among the recent crashes.
     public mutating func noteFailure(_ failure: RunFailure) {
         lastFailure = failure
+        crashResults[failure.result, default: 0] += 1
         recentCrashes.append(failure.time)
         if recentCrashes.count > Self.recentCrashLimit {
             recentCrashes.removeFirst(recentCrashes.count - Self.recentCrashLimit)
@@ -94,6 +105,8 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         case sequence
         case lastFailure = "last_failure"
         case recentCrashes = "recent_crashes"
+        case crashResults = "crash_results"
+        case updateCount = "update_count"
     }
 
     /// Decodes a record whose `schema_version` the caller has already checked to be at most
@@ -112,6 +125,9 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         // Both absent from files written before crashes were kept in the record.
         lastFailure = try container.decodeIfPresent(RunFailure.self, forKey: .lastFailure)
         recentCrashes = try container.decodeIfPresent([Milliseconds].self, forKey: .recentCrashes) ?? []
+        crashResults = try container.decodeIfPresent([String: Int].self, forKey: .crashResults) ?? [:]
+        // Files from before the count: a recorded update time means at least one update was seen.
+        updateCount = try container.decodeIfPresent(Int.self, forKey: .updateCount) ?? (state.update == nil ? 0 : 1)
     }
 
     /// Encodes the record in the current schema version; a record is always written in the newest form.
@@ -126,5 +142,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         try container.encode(sequence, forKey: .sequence)
         try container.encodeIfPresent(lastFailure, forKey: .lastFailure)
         if !recentCrashes.isEmpty { try container.encode(recentCrashes, forKey: .recentCrashes) }
+        if !crashResults.isEmpty { try container.encode(crashResults, forKey: .crashResults) }
+        if updateCount > 0 { try container.encode(updateCount, forKey: .updateCount) }
     }
 }

@@ -66,7 +66,7 @@ struct UnitSummary: Sendable, Equatable {
         launches = state.totalLaunchCount
         wakes = state.totalWakeCount
         sleeps = state.totalSleepCount
-        crashes = state.totalCrashCount + (runState == .failed ? 1 : 0)
+        crashes = record.crashCount
         // The engine's live figure keeps growing until a sleep; a failed run has ended, so its time is not counted.
         totalSecondsAwake = runState == .failed ? state.totalSecondsAwake : data.totalSecondsAwake
         daysSinceLaunch = data.daysSinceLaunch

@@ -53,6 +53,18 @@ struct GlobalOptions: ParsableArguments {
     /// - Throws: `ExitCode.failure` after reporting a configuration that cannot be listed, or a zone it names that
     ///   cannot be loaded.
     func select(timeZone zone: TimeZoneRules? = nil, needsTimeZone: Bool, needsCrashLoop: Bool = false) throws -> Selection {
+        try Self.select(
+            config: config, stateDirectory: stateDirectory, timeZone: zone, needsTimeZone: needsTimeZone,
+            needsCrashLoop: needsCrashLoop
+        )
+    }
+
+    /// ``select(timeZone:needsTimeZone:needsCrashLoop:)`` for a command that takes `--config` and
+    /// `--state-directory` but not `--json`.
+    static func select(
+        config: String?, stateDirectory: String?, timeZone zone: TimeZoneRules? = nil, needsTimeZone: Bool,
+        needsCrashLoop: Bool = false
+    ) throws -> Selection {
         var configuration = LifecycleConfiguration()
         if config != nil || stateDirectory == nil || (needsTimeZone && zone == nil) || needsCrashLoop {
             do {

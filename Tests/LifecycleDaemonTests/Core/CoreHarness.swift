@@ -20,6 +20,8 @@ struct CoreHarness {
     var replies: [ReplyToken: Result<UInt64, EventRequestError>] = [:]
     var logs: [LogLine] = []
     var armed: [DaemonTimer: Milliseconds] = [:]
+    /// Each metrics write: when, where and what.
+    var metricsWrites: [(time: Milliseconds, path: String, text: String)] = []
     /// Version reads not answered yet, when ``holdVersions`` is set.
     var heldVersionReads: [String] = []
     var holdVersions = false
@@ -35,9 +37,13 @@ struct CoreHarness {
     /// How runs ended by PID 1's journal, by InvocationID, for ``DaemonEffect/readRunEnding(unit:invocationID:)``.
     var runEndings: [String: RunEnding] = [:]
 
-    init(records: [UnitRecord] = [], pattern: String = "web*.service", autotracking: Bool = true) throws {
+    init(
+        records: [UnitRecord] = [], pattern: String = "web*.service", autotracking: Bool = true,
+        metricsFile: String? = nil
+    ) throws {
         let rule = WatchRule(pattern: try UnitPattern(pattern), autotrackingEnabled: autotracking)
-        let tracker = UnitTracker(configuration: LifecycleConfiguration(watch: [rule]), timeZone: Self.utc, records: records)
+        let configuration = LifecycleConfiguration(watch: [rule], metricsFile: metricsFile)
+        let tracker = UnitTracker(configuration: configuration, timeZone: Self.utc, records: records)
         core = DaemonCore(tracker: tracker, readsJournal: true, readsManagerJournal: true)
     }
 
@@ -83,6 +89,7 @@ struct CoreHarness {
         case .watch(let patterns): watched.append(patterns)
         case .publishManager: return .managerPublished(true)
         case .reply(let token, let result): replies[token] = result
+        case .writeMetrics(let path, let text): metricsWrites.append((now, path, text))
         case .arm(let timer, let at): armed[timer] = at
         case .log(let line): logs.append(line)
         case .notify, .markTracking, .exit: break

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+import LifecycleStorage
+
+/// The metrics file (`metrics_file`): the core keeps lifecycled's health counters and decides when the file is
+/// written (``MetricsSchedule``); the loop only writes the text it is given.
+extension DaemonCore {
+    /// After each input: writes the file when what it shows changed and a second has passed since the last write, or
+    /// when the timer says so; arms the timer for what comes next.
+    mutating func planMetrics(timerFired: Bool) {
+        health.pendingDispatches = outbox.undeliveredCount
+        guard let path = configuration.metricsFile, phase != .stopping else { return }
+        if timerFired { isMetricsTimerDue = true }
+        if effects.contains(where: { if case .save = $0 { true } else { false } }) { haveRecordsChanged = true }
+        // The loop hands the core an effect's answer before it performs the rest of the effects: plan after the last
+        // answer, so that the write shows it and this input's timer never overrides the one armed after it.
+        guard !effects.contains(where: \.hasAnswer) else { return }
+        let changed = haveRecordsChanged || health != metricsHealth || path != metricsPath
+        guard changed || isMetricsTimerDue else { return }
+        let decision = metricsSchedule.plan(now: now, changed: changed, timerFired: isMetricsTimerDue)
+        isMetricsTimerDue = false
+        switch decision {
+        case .write(let nextRefresh):
+            haveRecordsChanged = false
+            metricsHealth = health
+            metricsPath = path
+            effects.append(.writeMetrics(path: path, text: metricsText()))
+            effects.append(.arm(.writeMetrics, at: nextRefresh))
+        case .arm(let time):
+            effects.append(.arm(.writeMetrics, at: time))
+        case .wait:
+            break
+        }
+    }
+
+    /// The file's content now: every record, and the health counters.
+    func metricsText() -> String {
+        LifecycleMetrics(
+            records: Array(tracker.records.values), now: now, crashLoop: configuration.crashLoop,
+            version: LifecycleVersion.current, health: health
+        ).render()
+    }
+
+    /// Counts what the journal took, by kind.
+    mutating func countDelivered(_ dispatches: [PendingDispatch]) {
+        for dispatch in dispatches {
+            health.dispatches[dispatch.kind?.rawValue ?? DispatchKind.custom.rawValue, default: 0] += 1
+        }
+    }
+}
+
+extension DaemonEffect {
+    /// Whether the loop answers the effect with an input, at once (see each case).
+    var hasAnswer: Bool {
+        switch self {
+        case .send, .lookUp, .readVersion, .readRunEnding, .readRecovery, .publishManager: true
+        case .save, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .exit: false
+        }
+    }
+}
+
+extension PendingDispatch {
+    /// The dispatch's kind, from its `MESSAGE_ID`.
+    var kind: DispatchKind? {
+        guard let id = entry.fields.first(where: { $0.name == "MESSAGE_ID" })?.value else { return nil }
+        return DispatchKind.allCases.first { $0.messageID == id }
+    }
+}

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+/// When the metrics file is written, as bookkeeping without I/O: within a second of a change but at most once a
+/// second (a busy machine dispatches hundreds a second, and each write is an fsync), and at least once a minute even
+/// when nothing changed, so that the file's age (`node_textfile_mtime_seconds`) tells a dead lifecycled from an
+/// idle one.
+struct MetricsSchedule: Sendable, Equatable {
+    static let minimumInterval: Milliseconds = 1_000
+    static let refreshInterval: Milliseconds = 60_000
+
+    /// What to do now.
+    enum Decision: Sendable, Equatable {
+        /// Write the file now, then arm the timer for the next refresh at the time given.
+        case write(nextRefresh: Milliseconds)
+        /// Arm the timer for this time (nothing to do until then).
+        case arm(Milliseconds)
+        /// The timer is already armed for the right time.
+        case wait
+    }
+
+    /// When the file was last written; nil before the first write.
+    private(set) var lastWrite: Milliseconds?
+    /// Something the file shows changed since the last write.
+    private(set) var isDirty = true
+    private var armedFor: Milliseconds?
+
+    /// What to do at `now`, when what the file shows `changed` and/or the timer fired.
+    mutating func plan(now: Milliseconds, changed: Bool, timerFired: Bool) -> Decision {
+        if changed { isDirty = true }
+        // A timer that fired is no longer armed, even if it fired a little early: it is armed again if needed.
+        if timerFired { armedFor = nil }
+        return decide(now: now)
+    }
+
+    private mutating func decide(now: Milliseconds) -> Decision {
+        // A clock set back (now before the last write) would otherwise push the next write far into the future.
+        guard let lastWrite, now >= lastWrite else { return wrote(now: now) }
+        let due = lastWrite + (isDirty ? Self.minimumInterval : Self.refreshInterval)
+        if now >= due { return wrote(now: now) }
+        guard armedFor != due else { return .wait }
+        armedFor = due
+        return .arm(due)
+    }
+
+    private mutating func wrote(now: Milliseconds) -> Decision {
+        lastWrite = now
+        isDirty = false
+        armedFor = now + Self.refreshInterval
+        return .write(nextRefresh: now + Self.refreshInterval)
+    }
+}

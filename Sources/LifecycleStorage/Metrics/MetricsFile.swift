@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `.prom` file node_exporter's textfile collector reads, replaced atomically (``AtomicFile``): the temporary
+/// file is `.<name>.XXXXXX` in the same directory, a name the collector ignores (it reads only `*.prom`), and the
+/// rename makes a scrape see either the old file or the new one, never half of one.
+public struct MetricsFile: Sendable, Equatable {
+    /// Readable by node_exporter, which runs as its own user (`prometheus` in Debian).
+    static let mode: mode_t = 0o644
+
+    /// The file's absolute path, ending in `.prom`.
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// Replaces the file with `text`. The directory must exist: it is node_exporter's, not lifecycled's, to create.
+    ///
+    /// - Throws: ``StateStoreError/io(path:operation:errno:)`` naming the failed step.
+    public func write(_ text: String) throws(StateStoreError) {
+        let slash = path.lastIndex(of: "/") ?? path.startIndex
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        let name = String(path[path.index(after: slash)...])
+        let directoryFD: CInt
+        do {
+            directoryFD = try Posix.openFile(directory, flags: O_RDONLY | O_DIRECTORY)
+        } catch {
+            throw .io(path: directory, operation: "open directory", errno: error.errno)
+        }
+        defer { Posix.closeIgnoringErrors(directoryFD) }
+        do {
+            try AtomicFile.write(Array(text.utf8), to: name, in: directoryFD, mode: Self.mode)
+        } catch {
+            throw .io(path: path, operation: error.step.rawValue, errno: error.error.errno)
+        }
+    }
+}

@@ -1,0 +1,331 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# lifecycled's metrics_file as Prometheus gets it: boots this machine's root as a throw-away container, installs
+# lifecycled with scripts/install.sh and metrics_file in Debian's textfile directory, runs Debian's node_exporter
+# inside with only its textfile collector on a free loopback port, drives units through launches, wakes, sleeps,
+# crashes, an update and a crash loop, and checks that what node_exporter serves for each unit equals its state file,
+# that the file is rewritten within a second of a dispatch, that the counters survive a restart of lifecycled and
+# reset-failed, that lifecyclectl metrics prints the same, and that promtool accepts the file and the example alert
+# rules. One container, about 30 s. (That the file is also rewritten once a minute with nothing changing is proved by
+# DaemonCoreMetricsTests, without waiting a minute.)
+# Needs root, systemd-container, jq, curl, prometheus-node-exporter and prometheus (for promtool), installed with
+# --no-install-recommends and .ci/10-integration-tests.preset, as .ci/run does.
+# Usage: Tests/Integration/metrics.sh BUILD_DIR      (the release build: scripts/test passes it)
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=Tests/Integration/lib/assert.sh
+source "$here/lib/assert.sh"
+# shellcheck source=Tests/Integration/lib/container.sh
+source "$here/lib/container.sh"
+# shellcheck source=Tests/Integration/lib/lifecycled.sh
+source "$here/lib/lifecycled.sh"
+suite_preflight metrics.sh "$@"
+for tool in prometheus-node-exporter promtool curl; do
+    command -v "$tool" >/dev/null || {
+        echo "metrics.sh: $tool is missing; install .ci/10-integration-tests.preset in" \
+            "/usr/lib/systemd/system-preset/, then: apt-get install --no-install-recommends" \
+            "prometheus-node-exporter prometheus curl" >&2
+        exit 1
+    }
+done
+
+readonly CTL=$PREFIX_INSIDE/bin/lifecyclectl
+readonly UNITS_DIR=/var/lib/lifecycled/units
+readonly TEXTFILE_DIR=/var/lib/prometheus/node-exporter
+readonly PROM=$TEXTFILE_DIR/lifecycled.prom
+readonly CONFIG="{\"watch\": [\"lc-*.service\"], \"metrics_file\": \"$PROM\"}"
+# A unit name with one of systemd's escapes: the label value must become lc-sleep@a\\x2db.service in the file.
+readonly ESCAPED='lc-sleep@a\x2db.service'
+readonly WAIT=20 # seconds any polled condition may take
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/lifecycled-metrics.XXXXXX")
+export CONTAINER_LOG_DIR=$work
+
+# --- helpers -------------------------------------------------------------------------------------------------------
+
+# A loopback port nothing listens on (the container shares the host's network).
+free_port() {
+    local port
+    for port in $(shuf -i 20000-60999 -n 50); do
+        [[ -z $(ss -Hltn "sport = :$port") ]] && { echo "$port"; return 0; }
+    done
+    return 1
+}
+
+scrape() { c_exec curl -sf "http://127.0.0.1:$PORT/metrics"; }
+
+# series_value TEXT SERIES: the value of one series (its name and labels exactly as written), or nothing
+# (ENVIRON, not awk -v, which would read the backslashes of an escaped label as escapes of its own.)
+series_value() { S=$2 awk 'index($0, ENVIRON["S"] " ") == 1 { print substr($0, length(ENVIRON["S"]) + 2) }' <<<"$1"; }
+
+# The label value of a unit in the text format.
+label() { printf '%s' "${1//\\/\\\\}"; }
+
+# assert_same_number EXPECTED ACTUAL WHAT: equal as numbers (node_exporter writes 1.7e+09 for 1700000000).
+assert_same_number() {
+    [[ -n $2 ]] || fail "$3: no such series (expected $1)"
+    awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d < 0.0005 && d > -0.0005) }' ||
+        fail "$3: expected $1, got $2"
+}
+
+
+# assert_unit_served UNIT: every per-unit series node_exporter serves for UNIT equals its state file.
+assert_unit_served() {
+    local unit=$1 text name file
+    text=$(scrape)
+    name=$(label "$unit")
+    file=$(c_exec cat "$UNITS_DIR/$unit.json")
+    local -A expected=(
+        [lifecycled_unit_launches_total]='.state.count_total_launch'
+        [lifecycled_unit_wakes_total]='.state.count_total_wake'
+        [lifecycled_unit_sleeps_total]='.state.count_total_sleep'
+        [lifecycled_unit_updates_total]='.update_count // 0'
+        [lifecycled_unit_awake_seconds_total]='.state.total_seconds_awake'
+        [lifecycled_unit_first_launch_timestamp_seconds]='.state.timestamp_first_launch / 1000'
+    )
+    local family
+    for family in "${!expected[@]}"; do
+        assert_same_number "$(jq -r "${expected[$family]}" <<<"$file")" \
+            "$(series_value "$text" "$family{name=\"$name\"}")" "$unit: $family"
+    done
+    local event key
+    for event in launch:timestamp_last_launch wake:timestamp_last_wake sleep:timestamp_last_sleep \
+        update:timestamp_update crash:last_failure; do
+        key=${event#*:}
+        local value
+        if [[ $key == last_failure ]]; then
+            value=$(jq -r '.last_failure.time // empty' <<<"$file")
+        else
+            value=$(jq -r ".state.$key // empty" <<<"$file")
+        fi
+        local served series="lifecycled_unit_last_event_timestamp_seconds"
+        served=$(series_value "$text" "$series{event=\"${event%%:*}\",name=\"$name\"}")
+        if [[ -z $value ]]; then
+            [[ -z $served ]] || fail "$unit: a last ${event%%:*} time is served ($served) that the state file lacks"
+        else
+            assert_same_number "$(awk -v v="$value" 'BEGIN { printf "%.3f", v / 1000 }')" "$served" \
+                "$unit: last ${event%%:*} time"
+        fi
+    done
+    # Crashes by Result: the state file's counts; the rest of the crash count (the engine's, plus a last run that
+    # failed) is "unknown".
+    local failed result total=0 count
+    failed=$(jq -r 'if .run_ended and (.state.last_event | IN("launch", "wake")) then 1 else 0 end' <<<"$file")
+    for result in core-dump exit-code oom-kill signal timeout watchdog; do
+        count=$(series_value "$text" "lifecycled_unit_crashes_total{name=\"$name\",result=\"$result\"}")
+        assert_same_number "$(jq -r --arg r "$result" '.crash_results[$r] // 0' <<<"$file")" "$count" \
+            "$unit: crashes with result $result"
+    done
+    total=$(P="lifecycled_unit_crashes_total{name=\"$name\"," \
+        awk 'index($0, ENVIRON["P"]) == 1 { s += $2 } END { print s + 0 }' <<<"$text")
+    assert_same_number "$(($(jq -r '.state.count_total_crash' <<<"$file") + failed))" "$total" "$unit: crashes in total"
+    local version
+    version=$(jq -r '.state.app_version' <<<"$file")
+    assert_eq 1 "$(series_value "$text" "lifecycled_unit_version_info{name=\"$name\",version=\"$version\"}")" \
+        "$unit: version info"
+}
+
+# The unit's lines of the file, without the time-dependent crash-looping gauge.
+unit_lines() { grep '^lifecycled_unit_' | grep -v '^lifecycled_unit_crash_looping' || true; }
+
+file_matches_ctl() { [[ $(c_exec cat "$PROM" | unit_lines) == "$(c_exec "$CTL" metrics | unit_lines)" ]]; }
+
+served_is() { [[ $(series_value "$(scrape)" "$1") == "$2" ]]; }
+
+# kill_main UNIT: SIGKILLs the unit's main process and waits until systemd has restarted it.
+kill_main() {
+    local pid
+    pid=$(unit_prop "$1" MainPID)
+    c_exec kill -KILL "$pid"
+    wait_for "$WAIT" restarted "$1" "$pid"
+}
+restarted() { local now; now=$(unit_prop "$1" MainPID); [[ $now != 0 && $now != "$2" ]]; }
+
+# --- tests ---------------------------------------------------------------------------------------------------------
+
+test_written_at_start() {
+    c_exec test -f "$PROM" || fail "lifecycled did not write $PROM at start"
+    assert_eq "644 root" "$(c_exec stat -c '%a %U' "$PROM")" "mode and owner of $PROM"
+    local text
+    text=$(c_exec cat "$PROM")
+    assert_contains "$text" 'lifecycled_build_info{version="0.1.0"} 1'
+    assert_contains "$text" '# TYPE lifecycled_dispatches_total counter'
+    local out
+    out=$(c_exec promtool check metrics <<<"$text" 2>&1) || fail "promtool check metrics: $out"
+    assert_eq "" "$out" "promtool check metrics"
+    assert_eq 0 "$(series_value "$(scrape)" node_textfile_scrape_error)" "node_textfile_scrape_error"
+}
+
+test_rewritten_within_a_second_of_a_dispatch() {
+    local series shown="" dispatched
+    series="lifecycled_unit_launches_total{name=\"$(label "$ESCAPED")\"}"
+    c_exec systemctl start "$ESCAPED"
+    local deadline=$((SECONDS + WAIT))
+    while [[ -z $shown ]] && ((SECONDS < deadline)); do
+        [[ $(series_value "$(c_exec cat "$PROM")" "$series") == 1 ]] && shown=$EPOCHREALTIME
+        sleep 0.05
+    done
+    [[ -n $shown ]] || fail "$series never reached 1 in $PROM"
+    dispatched=$(dispatches "$ESCAPED" | jq -r 'select(.LIFECYCLE_EVENT == "launch") | .__REALTIME_TIMESTAMP' | head -1)
+    local delay
+    delay=$(awk -v a="$dispatched" -v b="$shown" 'BEGIN { printf "%.2f", b - a / 1e6 }')
+    awk -v d="$delay" 'BEGIN { exit !(d < 1.5) }' || fail "the file showed the launch $delay s after its dispatch"
+    echo "  the file showed the launch $delay s after its dispatch"
+}
+
+test_served_values_equal_state_files() {
+    # lc-crash: launch, sleep, wake, a SIGKILL (crash notice, signal), the restart's launch that counts the crash.
+    c_exec systemctl start lc-crash.service
+    wait_dispatches lc-crash.service 1
+    c_exec systemctl stop lc-crash.service
+    c_exec systemctl start lc-crash.service
+    wait_dispatches lc-crash.service 3
+    kill_main lc-crash.service
+    wait_dispatches lc-crash.service 5
+    # lc-app: launch, sleep, and a launch of a new version (an update).
+    c_exec mkdir -p /opt/lc-bin
+    printf '#!/bin/sh\n# v1\nexec sleep 300\n' | c_exec_stdin install -m 0755 /dev/stdin /opt/lc-bin/app
+    c_exec systemctl start lc-app.service
+    wait_dispatches lc-app.service 1
+    c_exec systemctl stop lc-app.service
+    printf '#!/bin/sh\n# v2\nexec sleep 300\n' | c_exec_stdin install -m 0755 /dev/stdin /opt/lc-bin/app
+    c_exec systemctl start lc-app.service
+    wait_dispatches lc-app.service 3
+    assert_eq 1 "$(state lc-app.service .update_count)" "lc-app.service update_count"
+    assert_eq 1 "$(state lc-crash.service '.crash_results.signal')" "lc-crash.service crash_results.signal"
+    # The last dispatch reaches the file within a second, and node_exporter reads it at every scrape.
+    wait_for 5 served_is "lifecycled_unit_launches_total{name=\"lc-app.service\"}" 2
+    wait_for 5 served_is "lifecycled_pending_dispatches" 0
+    local unit
+    for unit in lc-crash.service lc-app.service "$ESCAPED"; do
+        assert_unit_served "$unit"
+    done
+    local text
+    text=$(scrape)
+    assert_eq 0 "$(series_value "$text" node_textfile_scrape_error)" "node_textfile_scrape_error"
+    assert_eq 0 "$(series_value "$text" 'lifecycled_unit_crash_looping{name="lc-crash.service"}')" "crash looping"
+    # lifecycled has not restarted yet: its launch dispatches are the launches of every state file.
+    local launches
+    launches=$(c_exec sh -c "jq -s 'map(.state.count_total_launch) | add' $UNITS_DIR/*.json")
+    assert_eq "$launches" "$(series_value "$text" 'lifecycled_dispatches_total{event="launch"}')" "launch dispatches"
+    assert_eq 1 "$(series_value "$text" 'lifecycled_dispatches_total{event="crash"}')" "crash notices"
+}
+
+test_lifecyclectl_metrics_prints_the_same() {
+    wait_for 5 file_matches_ctl || {
+        diff <(c_exec cat "$PROM" | unit_lines) <(c_exec "$CTL" metrics | unit_lines) >&2 || true
+        return 1
+    }
+    local text
+    text=$(c_exec "$CTL" metrics)
+    [[ $text != *lifecycled_dispatches_total* ]] || fail "lifecyclectl metrics printed the daemon's own counters"
+    c_exec systemctl stop lifecycled.service
+    assert_eq "$(c_exec cat "$PROM" | unit_lines)" "$(c_exec "$CTL" metrics | unit_lines)" \
+        "lifecyclectl metrics, daemon down"
+    c_exec systemctl start lifecycled.service
+}
+
+test_counters_survive_restart_and_reset_failed() {
+    c_exec systemctl start lc-exit3.service || true
+    wait_dispatches lc-exit3.service 2
+    local before started
+    wait_for 5 served_is 'lifecycled_unit_crashes_total{name="lc-exit3.service",result="exit-code"}' 1
+    before=$(scrape | grep '^lifecycled_unit_.*_total' | sort)
+    started=$(series_value "$(scrape)" lifecycled_start_time_seconds)
+    c_exec systemctl reset-failed lc-exit3.service
+    c_exec systemctl restart lifecycled.service
+    wait_for "$WAIT" restarted_since "$started"
+    assert_eq "$before" "$(scrape | grep '^lifecycled_unit_.*_total' | sort)" "per-unit counters after a restart"
+}
+restarted_since() {
+    local now
+    now=$(series_value "$(scrape)" lifecycled_start_time_seconds)
+    [[ -n $now && $now != "$1" ]]
+}
+
+test_crash_loop() {
+    local i
+    for i in 1 2 3; do kill_main lc-crash.service; done
+    wait_for 5 served_is 'lifecycled_unit_crash_looping{name="lc-crash.service"}' 1
+    assert_eq 1 "$(series_value "$(c_exec "$CTL" metrics)" 'lifecycled_unit_crash_looping{name="lc-crash.service"}')" \
+        "lifecyclectl metrics: crash looping"
+}
+
+# reload_with DROPIN_JSON: writes (or with "" removes) a drop-in and reloads lifecycled; returns once it reloaded.
+reload_with() {
+    local dropin=/etc/lifecycled/lifecycled.json.d/60-metrics-test.json reloads
+    reloads=$(daemon_log_count "Reloaded the configuration")
+    if [[ -n $1 ]]; then
+        printf '%s\n' "$1" | c_exec_stdin install -D -m 0644 /dev/stdin "$dropin"
+    else
+        c_exec rm -f "$dropin"
+    fi
+    c_exec systemctl reload lifecycled.service
+    wait_daemon_log "Reloaded the configuration" $((reloads + 1))
+}
+
+test_unwritable_metrics_file() {
+    reload_with '{"metrics_file": "/var/lib/prometheus/absent/lifecycled.prom"}'
+    run_marker lc-marker-1.service
+    sleep 1.2 # past the once-a-second limit: the next change is written (and fails) again
+    run_marker lc-marker-2.service
+    wait_daemon_log "Failed to write the metrics file" 1
+    sleep 1.2
+    assert_eq 1 "$(daemon_log_count "Failed to write the metrics file")" "failures logged (the same one, once)"
+    c_exec systemctl is-active --quiet lifecycled.service || fail "lifecycled stopped"
+    reload_with ""
+    wait_daemon_log "works again" 1
+    wait_for 5 served_is 'lifecycled_unit_launches_total{name="lc-marker-2.service"}' 1
+}
+
+test_alert_rules() {
+    local out
+    out=$(c_exec promtool check rules /opt/lifecycled-src/config/prometheus/lifecycled-alerts.yml 2>&1) ||
+        fail "promtool check rules: $out"
+    # Each alert fires on what should make it fire (promtool's rule unit tests, beside the rules).
+    out=$(c_exec sh -c 'cd /opt/lifecycled-src/config/prometheus && promtool test rules lifecycled-alerts.test.yml' \
+        2>&1) || fail "promtool test rules: $out"
+    out=$(scrape | grep '^lifecycled_\|^# [A-Z]* lifecycled_' | c_exec promtool check metrics 2>&1) ||
+        fail "promtool check metrics of what node_exporter serves: $out"
+}
+
+# --- run -----------------------------------------------------------------------------------------------------------
+
+PORT=$(free_port) || { echo "metrics.sh: no free loopback port" >&2; exit 1; }
+container_install_trap
+container_boot "lc-metrics-$$" "$build_dir" --bind-ro="$repo:/opt/lifecycled-src" >/dev/null
+echo "container lc-metrics-$$ booted in $CONTAINER_BOOT_SECONDS s"
+# The host's packages may bring enabled services along: only the exporter started below may run.
+c_exec systemctl mask --now prometheus.service prometheus-node-exporter.service >/dev/null 2>&1
+# Before lifecycled starts: ReadWritePaths= makes only a directory that exists then writable.
+c_exec mkdir -p "$TEXTFILE_DIR" /etc/lifecycled
+printf '%s\n' "$CONFIG" | c_exec_stdin tee /etc/lifecycled/lifecycled.json >/dev/null
+copy_test_units
+install_or_exit
+c_exec systemd-run --quiet --unit=metrics-node-exporter.service prometheus-node-exporter \
+    --collector.disable-defaults --collector.textfile --collector.textfile.directory="$TEXTFILE_DIR" \
+    --web.listen-address="127.0.0.1:$PORT"
+wait_for "$WAIT" scrape || { echo "node_exporter did not answer on 127.0.0.1:$PORT" >&2; exit 1; }
+
+run_test "written at start: mode 0644, promtool accepts it, node_exporter reads it" test_written_at_start
+run_test "rewritten within a second of a dispatch; a unit name's \\x2d is escaped" \
+    test_rewritten_within_a_second_of_a_dispatch
+run_test "what node_exporter serves for each unit equals its state file" test_served_values_equal_state_files
+run_test "lifecyclectl metrics prints the file's unit series, daemon up or down" \
+    test_lifecyclectl_metrics_prints_the_same
+run_test "the counters survive reset-failed and a restart of lifecycled" test_counters_survive_restart_and_reset_failed
+run_test "three SIGKILLs in a row: crash looping is 1" test_crash_loop
+run_test "a metrics_file that cannot be written is logged once; tracking goes on; writing resumes" \
+    test_unwritable_metrics_file
+run_test "promtool accepts the alert rules, their tests pass, it accepts the served metrics" test_alert_rules
+
+container_poweroff
+if ((_tests_failed == 0)); then # from lib/assert.sh
+    rm -rf "$work"
+else
+    echo "console log kept in $work"
+fi
+finish_tests # the last line: "N passed, N failed"
