@@ -108,6 +108,41 @@ test_second_boot() {
 
 # --- run -----------------------------------------------------------------------------------------------------------
 
+# History from day one across a reboot: a machine whose units ran in an earlier boot, before lifecycled was ever
+# installed, gets those runs on lifecycled's first start, read from the earlier boot's persistent journal.
+readonly PAST=lc-sleep@past-boot.service PAST_FAILING=lc-exit3.service
+day_one_id=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+mkdir -p "$work/day-one-journal"
+
+boot_day_one() {
+    container_boot "$1" "$build_dir" --bind-ro="$repo:/opt/lifecycled-src" --uuid="$day_one_id" \
+        --bind="$work/day-one-journal:/var/log/journal" >/dev/null
+    copy_test_units
+}
+
+test_boot_before_install() {
+    c_exec systemctl start "$PAST"
+    c_exec systemctl stop "$PAST"
+    c_exec systemctl start "$PAST"  # still running at shutdown: its stop is this boot's last entry about it
+    c_exec systemctl start "$PAST_FAILING" || true
+    sleep 0.5
+    c_exec journalctl --sync
+}
+
+test_day_one_after_reboot() {
+    install_lifecycled
+    run_marker lc-marker-day-one.service
+    # Two runs of PAST in the earlier boot (the second stopped by the shutdown), one failed run of PAST_FAILING.
+    assert_eq "launch sleep wake sleep" "$(dispatches "$PAST" | jq -r .LIFECYCLE_EVENT | paste -sd' ')" \
+        "$PAST's runs of the earlier boot, rebuilt on day one"
+    assert_eq "true true true true" "$(dispatches "$PAST" | jq -r .LIFECYCLE_RECONCILED | paste -sd' ')" \
+        "$PAST's rebuilt dispatches are marked reconciled"
+    assert_eq "launch crash" "$(dispatches "$PAST_FAILING" | jq -r .LIFECYCLE_EVENT | paste -sd' ')" \
+        "$PAST_FAILING's failed run of the earlier boot"
+    assert_eq "1 2 2" "$(state "$PAST" '"\(.state.count_total_launch) \(.state.count_total_wake) \(.state.count_total_sleep)"')" \
+        "$PAST's counters: launches, wakes (launches included), sleeps"
+}
+
 container_install_trap
 suite_started=$SECONDS
 boot "lc-reboot1-$$"
@@ -115,6 +150,13 @@ run_test "first boot: lifecycled records two runs, then stops" test_first_boot
 container_poweroff
 boot "lc-reboot2-$$"
 run_test "second boot: the shutdown's ends and the runs before lifecycled started are each recorded once" test_second_boot
+container_poweroff
+boot_day_one "lc-dayone1-$$"
+run_test "day one, first boot: units run before lifecycled is installed" test_boot_before_install
+container_poweroff
+boot_day_one "lc-dayone2-$$"
+run_test "day one after a reboot: the earlier boot's runs are in the counters on lifecycled's first start" \
+    test_day_one_after_reboot
 container_poweroff
 echo "runtime: $((SECONDS - suite_started)) s"
 if ((_tests_failed == 0)); then # from lib/assert.sh
