@@ -24,6 +24,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=Tests/Integration/lib/container.sh
 source "$repo/Tests/Integration/lib/container.sh"
+# shellcheck source=Benchmarks/container/lib.sh
+source "$here/lib.sh"
 
 CHURN_UNITS=${CHURN_UNITS:-2000}
 CHURN_WINDOW=${CHURN_WINDOW:-16}
@@ -67,51 +69,10 @@ for program in floor churn; do
     cc -O2 -Wall -Wextra -Werror -o "$work/bin/$program" "$here/c/$program.c" "${sd_flags[@]}"
 done
 
-say() { printf '%s\n' "$*"; }
-section() { printf '\n== %s\n' "$*"; }
-
-# --- helpers (as in run.sh) ------------------------------------------------------------------------------------------
-
-# The host's PID of the container's process INNER (/proc/PID/status NSpid lists both).
-host_pid() {
-    local inner=$1 ns file pid
-    ((inner == 1)) && { printf '%s\n' "$CONTAINER_PID"; return 0; }
-    ns=$(readlink "/proc/$CONTAINER_PID/ns/pid")
-    for file in $( (awk -v want="$inner" '$1 == "NSpid:" && NF > 2 && $NF == want { print FILENAME; nextfile }' \
-        /proc/[0-9]*/status 2>/dev/null || true)); do
-        pid=${file#/proc/}
-        pid=${pid%/status}
-        if [[ $(readlink "/proc/$pid/ns/pid" 2>/dev/null) == "$ns" ]]; then
-            printf '%s\n' "$pid"
-            return 0
-        fi
-    done
-    return 1
-}
-unit_prop() { c_exec systemctl show -p "$2" --value "$1"; }
-# The host PID of a unit's main process; retried for a while, since a busy machine can leave the lookup racing a start.
-unit_host_pid() {
-    local try inner
-    for ((try = 0; try < 20; try++)); do
-        inner=$(unit_prop "$1" MainPID)
-        [[ $inner =~ ^[1-9][0-9]*$ ]] && host_pid "$inner" && return 0
-        sleep 0.5
-    done
-    say "goals.sh: no main process for $1" >&2
-    return 1
-}
+# --- helpers (and lib.sh's) ------------------------------------------------------------------------------------------
 
 # CPU time (user + system) of a process and its threads, dead ones included, in ms.
-readonly TICK_MS=$((1000 / $(getconf CLK_TCK)))
-cpu_ms() {
-    local stat fields
-    stat=$(<"/proc/$1/stat")
-    stat=${stat##*) }
-    read -r -a fields <<<"$stat"
-    printf '%s\n' $(((fields[11] + fields[12]) * TICK_MS))
-}
-status_kb() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
-mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+cpu_ms() { printf '%s\n' $(($(cpu_ticks "$1") * TICK_MS)); }
 # Context switches of all live threads.
 switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { n += $2 } END { print n + 0 }'; }
 # ratio A B [DIGITS]: A / B, or "—" when B is 0.

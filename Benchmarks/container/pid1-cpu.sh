@@ -13,20 +13,17 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=Tests/Integration/lib/container.sh
 source "$repo/Tests/Integration/lib/container.sh"
+# shellcheck source=Benchmarks/container/lib.sh
+source "$repo/Benchmarks/container/lib.sh"
 build_dir=$1 label=${2:-lifecycled} units=${UNITS:-1000} reps=${REPS:-3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/lifecycled-pid1.XXXXXX")
 export CONTAINER_LOG_DIR=$work
 mkdir "$work/bin"; cp "$build_dir/lifecycled" "$build_dir/lifecyclectl" "$work/bin/"
 container_install_trap
 trap 'echo "pid1-cpu.sh: line $LINENO: $BASH_COMMAND failed" >&2; c_exec journalctl -u lifecycled -n 20 --no-pager >&2 || true' ERR
-ticks() { local s f; s=$(<"/proc/$1/stat"); s=${s##*) }; read -r -a f <<<"$s"; echo $((f[11] + f[12])); }
-TICK_MS=$((1000 / $(getconf CLK_TCK)))
-host_pid() { local inner=$1 ns file pid; ns=$(readlink "/proc/$CONTAINER_PID/ns/pid")
-  for file in $(awk -v w="$inner" '$1 == "NSpid:" && NF > 2 && $NF == w { print FILENAME; nextfile }' /proc/[0-9]*/status 2>/dev/null || true); do
-    pid=${file#/proc/}; pid=${pid%/status}; [[ $(readlink /proc/$pid/ns/pid 2>/dev/null) == "$ns" ]] && { echo "$pid"; return 0; }; done; return 1; }
-lc_pid() { host_pid "$(c_exec systemctl show -p MainPID --value lifecycled.service)"; }
-quiet() { local pid=$1 last now still=0 end=$((SECONDS + 120)); last=$(ticks "$pid")
-  while ((SECONDS < end)); do sleep 0.5; now=$(ticks "$pid"); if [[ $now == "$last" ]]; then ((++still >= 4)) && return 0; else still=0; last=$now; fi; done; }
+lc_pid() { unit_host_pid lifecycled.service; }
+quiet() { local pid=$1 last now still=0 end=$((SECONDS + 120)); last=$(cpu_ticks "$pid")
+  while ((SECONDS < end)); do sleep 0.5; now=$(cpu_ticks "$pid"); if [[ $now == "$last" ]]; then ((++still >= 4)) && return 0; else still=0; last=$now; fi; done; }
 container_boot "lc-pid1-$$" "$work/bin" --bind-ro="$repo:/opt/lifecycled-src" >/dev/null
 echo "$label: machine $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), lifecycled $(sha256sum "$work/bin/lifecycled" | cut -c1-12)"
 echo '{"watch": ["lc-mem@*.service"]}' | c_exec_stdin install -D -m 0644 /dev/stdin /etc/lifecycled/lifecycled.json
@@ -37,18 +34,18 @@ c_exec env PREFIX=/opt/lifecycled /opt/lifecycled-src/scripts/install.sh /opt/li
 quiet "$(lc_pid)"
 for ((r = 1; r <= ${START_REPS:-$reps}; r++)); do
   c_exec systemctl stop lifecycled.service; c_exec systemctl daemon-reload; sleep 5
-  p0=$(ticks "$CONTAINER_PID"); c_exec systemctl start lifecycled.service; pid=$(lc_pid); quiet "$pid"
-  p1=$(ticks "$CONTAINER_PID")
+  p0=$(cpu_ticks "$CONTAINER_PID"); c_exec systemctl start lifecycled.service; pid=$(lc_pid); quiet "$pid"
+  p1=$(cpu_ticks "$CONTAINER_PID")
   ready=$(( ($(c_exec systemctl show -p ActiveEnterTimestampMonotonic --value lifecycled.service) - $(c_exec systemctl show -p InactiveExitTimestampMonotonic --value lifecycled.service)) / 1000 ))
-  echo "start (cold) $r: PID 1 $(((p1 - p0) * TICK_MS)) ms, lifecycled $(($(ticks "$pid") * TICK_MS)) ms, READY after $ready ms"
+  echo "start (cold) $r: PID 1 $(((p1 - p0) * TICK_MS)) ms, lifecycled $(($(cpu_ticks "$pid") * TICK_MS)) ms, READY after $ready ms"
 done
 for ((r = 1; r <= reps; r++)); do
   for state in running stopped; do
     if [[ $state == stopped ]]; then c_exec systemctl stop lifecycled.service; fi
-    sleep 2; p0=$(ticks "$CONTAINER_PID"); l0=0; pid=""
-    if [[ $state == running ]]; then pid=$(lc_pid); l0=$(ticks "$pid"); fi
-    c_exec systemctl daemon-reload; sleep 5; p1=$(ticks "$CONTAINER_PID")
-    extra=""; if [[ -n $pid ]]; then extra=", lifecycled $((($(ticks "$pid") - l0) * TICK_MS)) ms"; fi
+    sleep 2; p0=$(cpu_ticks "$CONTAINER_PID"); l0=0; pid=""
+    if [[ $state == running ]]; then pid=$(lc_pid); l0=$(cpu_ticks "$pid"); fi
+    c_exec systemctl daemon-reload; sleep 5; p1=$(cpu_ticks "$CONTAINER_PID")
+    extra=""; if [[ -n $pid ]]; then extra=", lifecycled $((($(cpu_ticks "$pid") - l0) * TICK_MS)) ms"; fi
     echo "reload $r, lifecycled $state: PID 1 $(((p1 - p0) * TICK_MS)) ms in 5 s$extra"
     if [[ $state == stopped ]]; then c_exec systemctl start lifecycled.service; quiet "$(lc_pid)"; fi
   done
@@ -73,7 +70,7 @@ echo "calls after reload: $(count "$work/mon-reload.json")"
 echo "PID 1 syscalls after reload: $(awk '$NF ~ /^(openat|getdents64|total)$/ { printf "%s %s; ", $NF, $4 }' "$work/strace-reload.txt")"
 if [[ -n ${TYPE_PROBE:-} ]]; then
   # PID 1's CPU for N × GetAll(.Service) vs N × Get of the five properties vs N × a cheap call (busctl per call).
-  probe() { local p0 p1; p0=$(ticks "$CONTAINER_PID"); c_exec_stdin bash -c "$1" </dev/null; p1=$(ticks "$CONTAINER_PID"); echo "$(((p1 - p0) * TICK_MS))"; }
+  probe() { local p0 p1; p0=$(cpu_ticks "$CONTAINER_PID"); c_exec_stdin bash -c "$1" </dev/null; p1=$(cpu_ticks "$CONTAINER_PID"); echo "$(((p1 - p0) * TICK_MS))"; }
   c_exec systemctl stop lifecycled.service; c_exec systemctl daemon-reload; sleep 3
   loop='for i in $(seq 1 300); do p=/org/freedesktop/systemd1/unit/lc_2dmem_40${i}_2eservice; '
   echo "PID 1 for 300 busctl calls: GetUnit $(probe "$loop"'busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager GetUnit s lc-mem@$i.service >/dev/null; done') ms," \

@@ -25,6 +25,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=Tests/Integration/lib/container.sh
 source "$repo/Tests/Integration/lib/container.sh"
+# shellcheck source=Benchmarks/container/lib.sh
+source "$here/lib.sh"
 
 LAT_CYCLES=${LAT_CYCLES:-500}
 LAT_PAUSE=${LAT_PAUSE:-0.05}
@@ -77,48 +79,11 @@ export CONTAINER_LOG_DIR=$work
 mkdir "$work/bin"
 cp "$build_dir/lifecycled" "$build_dir/lifecyclectl" "$work/bin/"
 
-say() { printf '%s\n' "$*"; }
-section() { printf '\n== %s\n' "$*"; }
 declare -A result=()
 # record KEY VALUE: a figure for the summary.
 record() { result[$1]=$2; }
 
 # --- helpers -------------------------------------------------------------------------------------------------------
-
-# The host's PID of the container's process INNER (PID namespaces: /proc/PID/status NSpid lists both).
-host_pid() {
-    local inner=$1 ns file pid
-    ((inner == 1)) && { printf '%s\n' "$CONTAINER_PID"; return 0; }
-    ns=$(readlink "/proc/$CONTAINER_PID/ns/pid")
-    for file in $( (awk -v want="$inner" '$1 == "NSpid:" && NF > 2 && $NF == want { print FILENAME; nextfile }' \
-        /proc/[0-9]*/status 2>/dev/null || true)); do
-        pid=${file#/proc/}
-        pid=${pid%/status}
-        if [[ $(readlink "/proc/$pid/ns/pid" 2>/dev/null) == "$ns" ]]; then
-            printf '%s\n' "$pid"
-            return 0
-        fi
-    done
-    return 1
-}
-
-unit_prop() { c_exec systemctl show -p "$2" --value "$1"; }
-# The host PID of a unit's main process.
-unit_host_pid() { host_pid "$(unit_prop "$1" MainPID)"; }
-
-# CPU time (user + system) of a process and its threads, dead ones included, in clock ticks.
-cpu_ticks() {
-    local stat fields
-    stat=$(<"/proc/$1/stat")
-    stat=${stat##*) }
-    read -r -a fields <<<"$stat"
-    printf '%s\n' $((fields[11] + fields[12]))
-}
-readonly TICK_MS=$((1000 / $(getconf CLK_TCK)))
-
-# status_kb PID FIELD: a /proc/PID/status size in kB (VmRSS, VmHWM).
-status_kb() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
-mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
 # Percentiles of the integers (µs) on stdin, nearest rank: "N P50 P99 MAX" in ms.
 percentiles() {

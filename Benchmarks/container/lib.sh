@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
+#
+# What the container benchmarks (run.sh, goals.sh) share: finding a container process's host PID, and reading its
+# CPU time and memory from /proc. Source it after Tests/Integration/lib/container.sh (it reads CONTAINER_PID, c_exec).
+
+say() { printf '%s\n' "$*"; }
+section() { printf '\n== %s\n' "$*"; }
+
+# The host's PID of the container's process INNER (PID namespaces: /proc/PID/status NSpid lists both).
+host_pid() {
+    local inner=$1 ns file pid
+    ((inner == 1)) && { printf '%s\n' "$CONTAINER_PID"; return 0; }
+    ns=$(readlink "/proc/$CONTAINER_PID/ns/pid")
+    for file in $( (awk -v want="$inner" '$1 == "NSpid:" && NF > 2 && $NF == want { print FILENAME; nextfile }' \
+        /proc/[0-9]*/status 2>/dev/null || true)); do
+        pid=${file#/proc/}
+        pid=${pid%/status}
+        if [[ $(readlink "/proc/$pid/ns/pid" 2>/dev/null) == "$ns" ]]; then
+            printf '%s\n' "$pid"
+            return 0
+        fi
+    done
+    return 1
+}
+
+unit_prop() { c_exec systemctl show -p "$2" --value "$1"; }
+
+# The host PID of a unit's main process; retried for a while, since a busy machine can leave the lookup racing a start.
+unit_host_pid() {
+    local try inner
+    for ((try = 0; try < 20; try++)); do
+        inner=$(unit_prop "$1" MainPID)
+        [[ $inner =~ ^[1-9][0-9]*$ ]] && host_pid "$inner" && return 0
+        sleep 0.5
+    done
+    say "no main process for $1" >&2
+    return 1
+}
+
+# CPU time (user + system) of a process and its threads, dead ones included, in clock ticks.
+cpu_ticks() {
+    local stat fields
+    stat=$(<"/proc/$1/stat")
+    stat=${stat##*) }
+    read -r -a fields <<<"$stat"
+    printf '%s\n' $((fields[11] + fields[12]))
+}
+# shellcheck disable=SC2034 # used by the scripts that source this file
+readonly TICK_MS=$((1000 / $(getconf CLK_TCK)))
+
+# status_kb PID FIELD: a /proc/PID/status size in kB (VmRSS, VmHWM, RssAnon).
+status_kb() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
+mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
