@@ -121,7 +121,9 @@ struct SystemdUnitSourceTests {
             try await fixture.events.expectNext(.removed("web.service"))
             #expect(fixture.systemd.calls.get == Self.fullReads)  // only the initial listing's
             // A removed unit is no longer loaded: reading its details must not touch the bus.
-            await #expect(throws: SystemdError.self) { try await fixture.source.details(of: "web.service") }
+            await #expect(throws: SystemdError.self) {
+                try await fixture.source.details(of: "web.service", invocationID: UnitFixtures.invocationHex)
+            }
             #expect(fixture.systemd.calls.get == Self.fullReads)
         }
     }
@@ -218,26 +220,34 @@ struct SystemdUnitSourceTests {
         }
     }
 
-    @Test("reads ExecStart, FragmentPath, DropInPaths and Environment of a watched unit")
+    @Test("reads ExecStart, FragmentPath, DropInPaths and Environment of a watched unit's run, by invocation ID")
     func details() async throws {
         try await Fixture.run { fixture in
             try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
-            let details = try await fixture.source.details(of: "web.service")
+            let details = try await fixture.source.details(of: "web.service", invocationID: UnitFixtures.invocationHex)
             #expect(details == UnitDetails(
                 mainExecutable: "/usr/sbin/web", fragmentPath: "/etc/systemd/system/web.service",
                 dropInPaths: ["/etc/systemd/system/web.service.d/10-limits.conf"],
                 environment: ["VERSION=2.4.1", "MODE=prod"]
             ))
             let error = await #expect(throws: SystemdError.self) {
-                try await fixture.source.details(of: "ghost.service")
+                try await fixture.source.details(of: "ghost.service", invocationID: UnitFixtures.invocationHex)
             }
             #expect(error?.errno == ENOENT)
+            // A run that is over (its unit collected, or started again) is not asked about by name, which would
+            // load the unit again: PID 1 answers NoUnitForInvocationID, an ENOENT.
+            let gone = await #expect(throws: SystemdError.self) {
+                try await fixture.source.details(of: "web.service", invocationID: String(repeating: "ab", count: 16))
+            }
+            #expect(gone?.errno == ENOENT)
+            #expect(gone?.busErrorName == "org.freedesktop.systemd1.NoUnitForInvocationID")
             #expect(fixture.systemd.calls.get == Self.fullReads + [
                 "web.service org.freedesktop.systemd1.Unit.FragmentPath",
                 "web.service org.freedesktop.systemd1.Unit.DropInPaths",
                 "web.service org.freedesktop.systemd1.Service.ExecStart",
                 "web.service org.freedesktop.systemd1.Service.Environment",
             ])
+            #expect(fixture.systemd.calls.getAll.isEmpty)
         }
     }
 
@@ -250,7 +260,7 @@ struct SystemdUnitSourceTests {
             #expect(fixture.source.thread.isTerminated)
             await fixture.source.stop()  // idempotent
             let error = await #expect(throws: SystemdError.self) {
-                try await fixture.source.details(of: "web.service")
+                try await fixture.source.details(of: "web.service", invocationID: UnitFixtures.invocationHex)
             }
             #expect(error?.errno == ENOTCONN)
         }

@@ -172,7 +172,7 @@ extension DaemonCore {
             return
         }
         awaited = .version(for: transition)
-        effects.append(.readVersion(unit: transition.unit, source: source))
+        effects.append(.readVersion(unit: transition.unit, invocationID: transition.invocationID, source: source))
     }
 
     mutating func takeEnding(_ ending: RunEnding?, of unit: String, invocationID: String) {

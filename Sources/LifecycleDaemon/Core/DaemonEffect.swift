@@ -12,8 +12,9 @@ public enum DaemonEffect: Sendable, Equatable {
     case send([PendingDispatch])
     /// Look these entries up in lifecycled's own journal entries; answer ``DaemonInput/lookedUp(_:purpose:found:)``.
     case lookUp([PendingDispatch], purpose: LookUpPurpose)
-    /// Read the unit's version by its source while it is loaded; answer ``DaemonInput/versionRead(unit:version:)``.
-    case readVersion(unit: String, source: VersionSource)
+    /// Read the version of the unit's run by its source while the run's unit is loaded; answer
+    /// ``DaemonInput/versionRead(unit:version:)``.
+    case readVersion(unit: String, invocationID: String, source: VersionSource)
     /// Read how a run ended from PID 1's journal, waiting a little for journald to have it; answer
     /// ``DaemonInput/runEndingRead(unit:invocationID:ending:)``.
     case readRunEnding(unit: String, invocationID: String)

@@ -21,7 +21,7 @@ public enum DaemonInput: Sendable, Equatable {
     case connectionLost(String)
     /// The answer to ``DaemonEffect/readRecovery(_:)``.
     case recovered(RecoveryAnswer)
-    /// The answer to ``DaemonEffect/readVersion(unit:source:)``: nil when it could not be read.
+    /// The answer to ``DaemonEffect/readVersion(unit:invocationID:source:)``: nil when it could not be read.
     case versionRead(unit: String, version: String?)
     /// The answer to ``DaemonEffect/readRunEnding(unit:invocationID:)``: nil when the journal does not say.
     case runEndingRead(unit: String, invocationID: String, ending: RunEnding?)

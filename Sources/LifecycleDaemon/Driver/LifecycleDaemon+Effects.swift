@@ -24,7 +24,7 @@ extension LifecycleDaemon {
         switch effect {
         case .save(let record):
             do {
-                try store.save(record)
+                try stateFiles.save(record)
             } catch {
                 logger.error("Failed to save the state of \(record.unit)", metadata: ["error": "\(error)"])
             }
@@ -32,8 +32,10 @@ extension LifecycleDaemon {
             return send(dispatches)
         case .lookUp(let dispatches, let purpose):
             return .lookedUp(dispatches, purpose: purpose, found: await lookUp(dispatches, purpose: purpose))
-        case .readVersion(let unit, let versionSource):
-            return .versionRead(unit: unit, version: await version(of: unit, from: versionSource))
+        case .readVersion(let unit, let invocationID, let versionSource):
+            return .versionRead(
+                unit: unit, version: await version(of: unit, invocationID: invocationID, from: versionSource)
+            )
         case .readRunEnding(let unit, let invocationID):
             return .runEndingRead(unit: unit, invocationID: invocationID, ending: await ending(of: unit, invocationID: invocationID))
         case .readRecovery(let query):
@@ -142,12 +144,12 @@ extension LifecycleDaemon {
         }
     }
 
-    /// The unit's version by `versionSource`; nil (no update detection) when it cannot be read.
-    private func version(of unit: String, from versionSource: VersionSource) async -> String? {
+    /// The version of the unit's run by `versionSource`; nil (no update detection) when it cannot be read.
+    private func version(of unit: String, invocationID: String, from versionSource: VersionSource) async -> String? {
         guard let source else { return nil }
         let details: UnitDetails
         do {
-            details = try await source.details(of: unit)
+            details = try await source.details(of: unit, invocationID: invocationID)
         } catch where error.errno == ENOENT {
             // A short-lived run (a oneshot, a transient unit) is often unloaded before its start is handled: expected.
             logger.debug("No version for \(unit): it is no longer loaded")

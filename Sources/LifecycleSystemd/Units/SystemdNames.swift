@@ -7,10 +7,13 @@ enum SystemdNames {
     static let managerInterface = "org.freedesktop.systemd1.Manager"
     static let unitInterface = "org.freedesktop.systemd1.Unit"
     static let serviceInterface = "org.freedesktop.systemd1.Service"
-    /// Unit objects live at `<prefix>/<escaped unit name>`.
+    /// Unit objects live at `<prefix>/<escaped unit name>`, and a loaded unit's current run also at
+    /// `<prefix>/<invocation ID>`.
     static let unitPathPrefix = "/org/freedesktop/systemd1/unit"
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
     static let alreadySubscribed = "org.freedesktop.systemd1.AlreadySubscribed"
+    /// PID 1's answer to a call on `<prefix>/<invocation ID>` when no loaded unit has that run.
+    static let noUnitForInvocationID = "org.freedesktop.systemd1.NoUnitForInvocationID"
 
     static let dbusName = "org.freedesktop.DBus"
     static let dbusPath = "/org/freedesktop/DBus"

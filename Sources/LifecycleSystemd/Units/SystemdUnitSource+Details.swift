@@ -3,29 +3,36 @@
 import Glibc
 
 extension SystemdUnitSource {
-    /// Reads what version detection needs about a watched unit that is loaded right now.
+    /// Reads what version detection needs about one run of a watched unit, while that run's unit is loaded.
     ///
     /// Reads `FragmentPath` and `DropInPaths` (`.Unit`), and for services `ExecStart` and `Environment` (`.Service`),
-    /// with `org.freedesktop.DBus.Properties.Get`, all sent before any reply is awaited: one round trip. Refuses units
-    /// it has not seen loaded, or has seen removed since (`UnitRemoved`): reading an unloaded unit's properties would
-    /// load it again. (A unit garbage-collected whose `UnitRemoved` is still on its way is loaded once more by the
-    /// reads; that is one `UnitNew`/`UnitRemoved` pair, not a loop, since the source ignores `UnitNew`.)
+    /// with `org.freedesktop.DBus.Properties.Get`, all sent before any reply is awaited: one round trip.
     ///
-    /// - Parameter unit: The unit name, e.g. `nginx.service`.
+    /// The reads address the unit by its run's invocation ID (`/org/freedesktop/systemd1/unit/<32 hex digits>`), not
+    /// by its name. PID 1 resolves such a path among its loaded units only: when the run's unit was garbage-collected
+    /// it answers `NoUnitForInvocationID`, where a read by name would load the unit again (and PID 1 would collect it
+    /// once more). Short-lived transient units are usually collected before their start is handled. It also means
+    /// the details are those of this run, never of a later run of the same name. Units the source has seen removed
+    /// (`UnitRemoved`) are refused without a call.
+    ///
+    /// - Parameters:
+    ///   - unit: The unit name, e.g. `nginx.service`.
+    ///   - invocationID: The run's invocation ID, 32 lower-case hex digits.
     /// - Returns: The details.
-    /// - Throws: ``SystemdError`` with `ENOENT` if the unit is not watched and loaded, else the first read's error.
-    public func details(of unit: String) async throws(SystemdError) -> UnitDetails {
+    /// - Throws: ``SystemdError`` with `ENOENT` if the unit is not watched and loaded or the run's unit is gone, else
+    ///   the first read's error.
+    public func details(of unit: String, invocationID: String) async throws(SystemdError) -> UnitDetails {
         let operation = "read the details of \(unit)"
-        guard units[unit] != nil else {
+        guard units[unit] != nil, Self.isInvocationID(invocationID) else {
             throw SystemdError(
                 errno: ENOENT, operation: operation, busErrorName: "org.freedesktop.systemd1.NoSuchUnit",
-                message: "Unit \(unit) is not loaded or not watched"
+                message: "Unit \(unit) is not loaded or not watched, or run \(invocationID) is unknown"
             )
         }
         guard let connection, isEstablished else {
             throw SystemdError(errno: ENOTCONN, operation: operation, message: "Not connected to the \(address)")
         }
-        let path = try BusObjectPath.encode(prefix: SystemdNames.unitPathPrefix, externalID: unit).rawValue
+        let path = SystemdNames.unitPathPrefix + "/" + invocationID
         let isService = SystemdNames.typeInterface(forUnit: unit) == SystemdNames.serviceInterface
         var reads = ["FragmentPath", "DropInPaths"].map {
             PropertyRead(unit: unit, path: path, interface: SystemdNames.unitInterface, name: $0)
@@ -41,7 +48,13 @@ extension SystemdUnitSource {
             guard let result = replies[name] else {
                 throw SystemdError(errno: EIO, operation: operation, message: "No reply for \(name)")
             }
-            return try result.get()
+            do {
+                return try result.get()
+            } catch where error.busErrorName == SystemdNames.noUnitForInvocationID {
+                throw SystemdError(
+                    errno: ENOENT, operation: operation, busErrorName: error.busErrorName, message: error.message
+                )
+            }
         }
         let fragmentPath = try reply("FragmentPath").readVariant(String.self)
         let dropInPaths = try reply("DropInPaths").readVariant([String].self)
@@ -55,6 +68,11 @@ extension SystemdUnitSource {
         return UnitDetails(
             mainExecutable: executable, fragmentPath: fragmentPath, dropInPaths: dropInPaths, environment: environment
         )
+    }
+
+    /// An invocation ID as the source keeps it: 32 lower-case hex digits, and so a valid object path element.
+    static func isInvocationID(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// `ExecStart` is `a(sasbttttuii)`: per command (path, argv, ignore errors, start/exit timestamps (4 × t), pid,

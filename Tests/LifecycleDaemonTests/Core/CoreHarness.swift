@@ -75,7 +75,7 @@ struct CoreHarness {
         case .lookUp(let dispatches, let purpose):
             let keys = Set(journal.map { "\($0.unit)#\($0.sequence)" }).union(alreadyJournaled)
             return .lookedUp(dispatches, purpose: purpose, found: dispatches.map { keys.contains("\($0.unit)#\($0.sequence)") })
-        case .readVersion(let unit, _):
+        case .readVersion(let unit, _, _):
             if holdVersions {
                 heldVersionReads.append(unit)
                 return nil

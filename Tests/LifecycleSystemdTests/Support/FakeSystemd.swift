@@ -23,6 +23,14 @@ final class FakeSystemd: Sendable {
             (try? BusObjectPath.encode(prefix: FakeSystemd.unitPrefix, externalID: name).rawValue) ?? ""
         }
 
+        /// The current run's invocation ID in hex, from the `InvocationID` property; nil without one.
+        var invocationHex: String? {
+            guard case .bytes(let id)? = unitProperties.first(where: { $0.0 == "InvocationID" })?.1, id.count == 16
+            else { return nil }
+            return id.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+                .joined()
+        }
+
         /// What the listing says, from the same state as the properties, as in PID 1.
         var listedState: (active: String, sub: String, job: UInt32) {
             var listed = (active: activeState, sub: subState, job: UInt32(0))
@@ -164,6 +172,17 @@ final class FakeSystemd: Sendable {
     private static func handleUnit(
         _ call: BusMessage, _ connection: BusConnection, _ state: State
     ) throws(SystemdError) -> Bool {
+        // As PID 1 does, a path ending in 32 hex digits names a loaded unit's current run, and never loads one.
+        if let element = call.path?.split(separator: "/").last, element.count == 32, element.allSatisfy(\.isHexDigit) {
+            let id = String(element)
+            guard let unit = state.units.withLock({ $0.first { $0.invocationHex == id } }) else {
+                try connection.send(try call.makeError(
+                    name: "org.freedesktop.systemd1.NoUnitForInvocationID", message: "No unit with invocation ID \(id) known."
+                ))
+                return true
+            }
+            return try answer(call, about: unit, connection, state)
+        }
         guard let name = call.path.flatMap({ BusObjectPath($0).decode(prefix: unitPrefix) }),
               let unit = state.units.withLock({ $0.first { $0.name == name } })
         else {
@@ -172,6 +191,13 @@ final class FakeSystemd: Sendable {
             )
             return true
         }
+        return try answer(call, about: unit, connection, state)
+    }
+
+    private static func answer(
+        _ call: BusMessage, about unit: Unit, _ connection: BusConnection, _ state: State
+    ) throws(SystemdError) -> Bool {
+        let name = unit.name
         if call.isMethodCall(interface: "org.freedesktop.DBus.Properties", member: "GetAll") {
             let interface = try call.readString()
             state.calls.withLock { $0.getAll.append("\(name) \(interface)") }
