@@ -42,6 +42,9 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
     private let threadID = Atomic<UInt>(0)
     /// The open connections to poll. Touched only on the loop thread, hence `@unchecked Sendable`.
     private var connections: [BusConnection] = []
+    /// Connections whose last `sd_bus_process` had nothing to do, and that poll(2) has not woken since: processing
+    /// them again would only cost a `recvmsg` that fails with `EAGAIN`.
+    private var idleConnections = Set<ObjectIdentifier>()
     /// Runs, one at a time, the jobs that arrive after the loop has ended.
     private let afterShutdown: DispatchQueue
     /// Timers, soonest first. Touched only on the loop thread.
@@ -155,11 +158,15 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
     func detach(_ connection: BusConnection) {
         checkIsolated()
         connections.removeAll { $0 === connection }
+        idleConnections.remove(ObjectIdentifier(connection))
     }
 
     // MARK: Loop
 
     private func wake() {
+        // On the loop's own thread (a job, a callback or a timer enqueuing the next job) the loop runs its jobs
+        // before it waits again, so a write would only cost a syscall and a spurious wakeup.
+        if isCurrent { return }
         var one: UInt64 = 1
         // EAGAIN means the counter is already non-zero: the loop is awake anyway.
         _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, 8) }
@@ -194,12 +201,14 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
     /// Dispatches at most one message per connection, so jobs interleave with bursts of signals.
     private func processConnections() -> Bool {
         var didWork = false
-        for connection in connections {
+        for connection in connections where !idleConnections.contains(ObjectIdentifier(connection)) {
             guard let bus = connection.bus else { continue }
             do throws(SystemdError) {
                 // Wraps sd_bus_process(3): > 0 a message was handled, 0 nothing to do, < 0 the connection is gone.
                 if try check(sd_bus_process(bus, nil), "process messages on the \(connection.address)") > 0 {
                     didWork = true
+                } else {
+                    idleConnections.insert(ObjectIdentifier(connection))
                 }
             } catch {
                 connectionFailed(connection, error)
@@ -226,6 +235,7 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
             connection.close()
         }
         connections.removeAll()
+        idleConnections.removeAll()
         timers.removeAll()
         stopWatchingSignals()
         threadID.store(0, ordering: .releasing)
@@ -241,6 +251,10 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
         pollFDs.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
         pollFDs.append(pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0))  // poll skips a negative fd
         var timeoutMilliseconds = nextTimerTimeout()
+        // Per polled connection: its index in pollFDs and its deadline. A connection becomes due again when poll(2)
+        // reports its fd, or when its deadline passed: sd_bus_get_timeout(3) gives 0 while messages wait in its read
+        // queue (a synchronous call may have read them), and a method call's timeout otherwise.
+        var polled: [(connection: BusConnection, index: Int, deadline: UInt64)] = []
         for connection in connections {
             guard let bus = connection.bus else { continue }
             do throws(SystemdError) {
@@ -250,6 +264,7 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
                 let events = try check(sd_bus_get_events(bus), "get the poll events of the \(connection.address)")
                 var until: UInt64 = 0
                 try check(sd_bus_get_timeout(bus, &until), "get the timeout of the \(connection.address)")
+                polled.append((connection, pollFDs.count, until))
                 pollFDs.append(pollfd(fd: fd, events: Int16(truncatingIfNeeded: events), revents: 0))
                 if until != .max {
                     let wait = Self.milliseconds(until: until, now: Self.monotonicMicroseconds())
@@ -266,6 +281,10 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
             // Anything but EINTR means the fd array is wrong: a bug, not a runtime condition.
             precondition(code == EINTR, "poll(2) failed on bus thread '\(name)': \(String(cString: strerror(code)))")
             return
+        }
+        let now = polled.contains { $0.deadline != .max } ? Self.monotonicMicroseconds() : 0
+        for (connection, index, deadline) in polled where pollFDs[index].revents != 0 || deadline <= now {
+            idleConnections.remove(ObjectIdentifier(connection))
         }
         if pollFDs[0].revents & Int16(POLLIN) != 0 {
             var counter: UInt64 = 0
