@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import LifecycleEngine
 import LifecycleStorage
 import LifecycleSystemd
@@ -66,20 +65,10 @@ enum ManagerCall: Sendable, Equatable {
                     message: "Unit \(unit) has no lifecycle state (not watched, or no event recorded yet)."
                 ))
             }
-            return Self.encode(record)
+            // The state files' coded form, with sorted keys, on one line.
+            return .text(record.compactJSON)
         case .listUnits:
-            return Self.encode(await requests.records())
-        }
-    }
-
-    /// A record or an array of records in the state files' coded form, with sorted keys, on one line.
-    static func encode<Value: Encodable>(_ value: Value) -> ManagerReply {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return .text(String(decoding: try encoder.encode(value), as: UTF8.self))
-        } catch {
-            return .failure(ManagerError(name: ManagerError.failed, message: "Failed to encode the records: \(error)."))
+            return .text(UnitRecord.compactJSON(await requests.records()))
         }
     }
 }

@@ -19,6 +19,8 @@ public actor LifecycleDaemon {
     let logger: Logger
     var core: DaemonCore
     let store: StateStore
+    /// Writes the records; the store itself only loads them, at start.
+    let stateFiles: StateFileWriter
     private let lock: StateDirectoryLock
     let journal = JournalSink()
     let notifier = ServiceNotifier()
@@ -54,6 +56,7 @@ public actor LifecycleDaemon {
         self.store = StateStore(directory: options.stateDirectory(configuration))
         self.lock = try StateDirectoryLock(directory: store.directory)
         let contents = try store.loadAll()
+        self.stateFiles = StateFileWriter(store: store)
         for warning in contents.warnings {
             logger.warning("\(warning)")
         }

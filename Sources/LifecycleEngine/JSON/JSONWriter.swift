@@ -39,6 +39,15 @@ public struct JSONWriter: Sendable {
         withUnsafeBytes(of: &digits) { bytes.append(contentsOf: $0[(20 - count)...]) }
     }
 
+    /// Appends an unsigned integer (a sequence number).
+    public mutating func unsigned(_ value: UInt64) {
+        if let signed = Int64(exactly: value) {
+            integer(signed)
+        } else {
+            bytes.append(contentsOf: value.description.utf8)
+        }
+    }
+
     /// Writes a quoted, escaped string.
     public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))

@@ -86,7 +86,12 @@ enum AtomicFile {
         var generator = SystemRandomNumberGenerator()
         var lastError = SystemCallError(errno: EEXIST, call: "open")
         for _ in 0..<100 {
-            let suffix = (0..<suffixLength).map { _ in suffixAlphabet.randomElement(using: &generator)! }
+            // One getrandom(2) per name, not one per character.
+            var bits = generator.next()
+            let suffix = (0..<suffixLength).map { _ in
+                defer { bits /= UInt64(suffixAlphabet.count) }
+                return suffixAlphabet[Int(bits % UInt64(suffixAlphabet.count))]
+            }
             let candidate = temporaryPrefix(for: name) + String(decoding: suffix, as: UTF8.self)
             do throws(SystemCallError) {
                 let fd = try Posix.openFile(

@@ -89,19 +89,7 @@ public struct StateStore: Sendable {
     public func save(_ record: UnitRecord) throws(StateStoreError) {
         let path = try path(forUnit: record.unit)
         if isReadOnly { throw .readOnly(path: path) }
-        for directory in [directory, unitsDirectory] {
-            do {
-                try Posix.makeDirectory(directory, mode: 0o755)
-            } catch {
-                throw .io(path: directory, operation: "create directory", errno: error.errno)
-            }
-        }
-        let directoryFD: CInt
-        do {
-            directoryFD = try Posix.openFile(unitsDirectory, flags: O_RDONLY | O_DIRECTORY)
-        } catch {
-            throw .io(path: unitsDirectory, operation: "open directory", errno: error.errno)
-        }
+        let directoryFD = try openUnitsDirectory()
         defer { Posix.closeIgnoringErrors(directoryFD) }
 
         // A file from a newer lifecycled must survive a downgrade; a corrupt one may be replaced.
@@ -110,7 +98,7 @@ public struct StateStore: Sendable {
         {
             try StateFileDecoder.checkVersions(document, path: path)
         }
-        let bytes = try Self.encode(record)
+        let bytes = record.stateFileBytes
         do {
             try AtomicFile.write(
                 bytes,
@@ -120,6 +108,22 @@ public struct StateStore: Sendable {
             )
         } catch {
             throw .io(path: path, operation: error.step.rawValue, errno: error.error.errno)
+        }
+    }
+
+    /// Opens the units directory for writing into it, creating it and the state directory when needed.
+    func openUnitsDirectory() throws(StateStoreError) -> CInt {
+        for directory in [directory, unitsDirectory] {
+            do {
+                try Posix.makeDirectory(directory, mode: 0o755)
+            } catch {
+                throw .io(path: directory, operation: "create directory", errno: error.errno)
+            }
+        }
+        do {
+            return try Posix.openFile(unitsDirectory, flags: O_RDONLY | O_DIRECTORY)
+        } catch {
+            throw .io(path: unitsDirectory, operation: "open directory", errno: error.errno)
         }
     }
 
@@ -181,16 +185,6 @@ public struct StateStore: Sendable {
     }
 
     // MARK: - Internals
-
-    static func encode(_ record: UnitRecord) throws(StateStoreError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            return Array(try encoder.encode(record)) + [UInt8(ascii: "\n")]
-        } catch {
-            throw .encodingFailed(unit: record.unit, reason: "\(error)")
-        }
-    }
 
     private func loadRecord(unit: String, warnings: inout [StateStoreWarning]) throws(StateStoreError) -> UnitRecord? {
         let path = unitsDirectory + "/" + UnitFileName.stateFile(of: unit)

@@ -11,8 +11,6 @@ public enum StateStoreError: Error, Sendable, Equatable, CustomStringConvertible
     case io(path: String, operation: String, errno: Int32)
     /// The store was opened read-only and was asked to change a file.
     case readOnly(path: String)
-    /// A record could not be encoded as JSON.
-    case encodingFailed(unit: String, reason: String)
 
     public var description: String {
         switch self {
@@ -25,8 +23,6 @@ public enum StateStoreError: Error, Sendable, Equatable, CustomStringConvertible
             return "Failed to \(operation) \(path): \(Posix.describe(errno: errno))"
         case .readOnly(let path):
             return "Refusing to change \(path): the state store is read-only"
-        case .encodingFailed(let unit, let reason):
-            return "Failed to encode the state of \(unit): \(reason)"
         }
     }
 }

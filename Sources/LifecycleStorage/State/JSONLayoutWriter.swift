@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+/// Writes JSON objects and arrays laid out as Foundation's `JSONEncoder` lays them out: compact (`{"a":1}`), or with
+/// `.prettyPrinted` (two spaces per level, one member or element per line, `" : "` between a key and its value).
+/// Strings and numbers come from the engine's ``JSONWriter``. The caller writes keys in the order it wants them
+/// (sorted, for records).
+public struct JSONLayoutWriter {
+    public enum Layout: Sendable { case compact, pretty }
+
+    private var json: JSONWriter
+    private let layout: Layout
+    /// Per open object or array: whether it has no member or element yet.
+    private var isEmpty: [Bool] = []
+
+    public init(_ layout: Layout, reservingCapacity capacity: Int = 1024) {
+        self.layout = layout
+        json = JSONWriter(reservingCapacity: capacity)
+    }
+
+    public var bytes: [UInt8] { json.bytes }
+
+    public mutating func beginObject() { open("{") }
+    public mutating func endObject() { close("}") }
+    public mutating func beginArray() { open("[") }
+    public mutating func endArray() { close("]") }
+
+    /// Starts an object's member: the separator, the line break and indentation when pretty, and the key. Its value
+    /// comes next.
+    public mutating func key(_ name: String) {
+        startItem()
+        json.string(name)
+        switch layout {
+        case .compact: json.byte(UInt8(ascii: ":"))
+        case .pretty: json.raw(" : ")
+        }
+    }
+
+    /// Starts an array's element: the separator, and the line break and indentation when pretty. The element comes
+    /// next.
+    public mutating func element() { startItem() }
+
+    public mutating func string(_ value: String) { json.string(value) }
+    public mutating func integer(_ value: Int64) { json.integer(value) }
+    public mutating func unsigned(_ value: UInt64) { json.unsigned(value) }
+    public mutating func bool(_ value: Bool) { value ? json.raw("true") : json.raw("false") }
+    public mutating func newline() { json.byte(UInt8(ascii: "\n")) }
+
+    private mutating func open(_ bracket: StaticString) {
+        json.raw(bracket)
+        isEmpty.append(true)
+    }
+
+    private mutating func close(_ bracket: StaticString) {
+        let wasEmpty = isEmpty.removeLast()
+        if !wasEmpty, layout == .pretty {
+            json.byte(UInt8(ascii: "\n"))
+            indent()
+        }
+        json.raw(bracket)
+    }
+
+    private mutating func startItem() {
+        if isEmpty[isEmpty.count - 1] {
+            isEmpty[isEmpty.count - 1] = false
+        } else {
+            json.byte(UInt8(ascii: ","))
+        }
+        guard layout == .pretty else { return }
+        json.byte(UInt8(ascii: "\n"))
+        indent()
+    }
+
+    private mutating func indent() {
+        for _ in 0..<isEmpty.count { json.raw("  ") }
+    }
+}

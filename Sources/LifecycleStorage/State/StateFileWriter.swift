@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The daemon's writer of state files: ``StateStore/save(_:)`` for the one process that owns the directory, without
+/// the work that each save would otherwise repeat. A record is saved twice per run, so this is on the daemon's path
+/// for every run.
+///
+/// - The units directory is opened (and created) once and kept open. Before each save one `fstat` checks that it
+///   still has a link: a directory removed while lifecycled runs is created and opened again, so no save goes into
+///   a deleted directory.
+/// - The existing file is not read back to refuse one from a newer lifecycled: the daemon loaded every file with
+///   ``StateStore/loadAll()``, which refuses such files, and holds the directory's lock (``StateDirectoryLock``), so
+///   no other lifecycled writes there meanwhile.
+///
+/// Each save is still atomic and durable (see `AtomicFile`). Not `Sendable`: one owner, which the daemon's loop is.
+public final class StateFileWriter {
+    public let store: StateStore
+    private var directoryFD: CInt = -1
+
+    /// A writer for `store`, which must not be read-only. Nothing is opened until the first save.
+    public init(store: StateStore) {
+        precondition(!store.isReadOnly, "a StateFileWriter writes")
+        self.store = store
+    }
+
+    deinit {
+        if directoryFD >= 0 { Posix.closeIgnoringErrors(directoryFD) }
+    }
+
+    /// Writes `record` to its unit's file, atomically and durably.
+    ///
+    /// - Throws: ``StateStoreError/io(path:operation:errno:)`` naming the path and `errno` of the failed step (the
+    ///   temporary file is removed), or ``StateStoreError/invalidUnitName(_:reason:)``.
+    public func save(_ record: UnitRecord) throws(StateStoreError) {
+        let path = try store.path(forUnit: record.unit)
+        let directory = try openDirectory()
+        do {
+            try AtomicFile.write(
+                record.stateFileBytes, to: UnitFileName.stateFile(of: record.unit), in: directory,
+                mode: StateStore.fileMode
+            )
+        } catch {
+            throw .io(path: path, operation: error.step.rawValue, errno: error.error.errno)
+        }
+    }
+
+    private func openDirectory() throws(StateStoreError) -> CInt {
+        if directoryFD >= 0 {
+            var status = stat()
+            if fstat(directoryFD, &status) == 0, status.st_nlink > 0 { return directoryFD }
+            Posix.closeIgnoringErrors(directoryFD)
+            directoryFD = -1
+        }
+        directoryFD = try store.openUnitsDirectory()
+        return directoryFD
+    }
+}

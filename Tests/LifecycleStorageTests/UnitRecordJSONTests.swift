@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LifecycleEngine
+import LifecycleStorage
+import Testing
+
+/// The hand-written JSON of records against Foundation's `JSONEncoder` of their `Codable` form, and back through the
+/// state files' decoder.
+struct UnitRecordJSONTests {
+    static func encoded(_ value: some Encodable, _ formatting: JSONEncoder.OutputFormatting) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = formatting.union([.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// Random records with every optional part present or absent, strings without control characters (which
+    /// Foundation escapes as `\b`, `\f`: see ``controlCharacters()``).
+    static func records(seed: UInt64, count: Int) -> [UnitRecord] {
+        var random = SeededGenerator(seed: seed)
+        func maybe<T>(_ value: T) -> T? { Bool.random(using: &random) ? value : nil }
+        func time() -> Milliseconds { Milliseconds.random(in: 0...4_102_444_800_000, using: &random) }
+        func number() -> Int { Int.random(in: 0...1_000_000, using: &random) }
+        let texts = ["nginx.service", "a/b \"quoted\" \\ back", "Grüße ✓", "", "x=y=z", "line\nbreak\ttab"]
+        return (0..<count).map { _ in
+            var state = UnitState()
+            state.version = maybe(texts.randomElement(using: &random)!)
+            state.firstLaunch = maybe(time())
+            state.lastLaunch = maybe(time())
+            state.lastWake = maybe(time())
+            state.lastSleep = maybe(time())
+            state.update = maybe(time())
+            state.launchCount = number()
+            state.wakeCount = number()
+            state.sleepCount = number()
+            state.totalLaunchCount = number()
+            state.totalWakeCount = number()
+            state.totalSleepCount = number()
+            state.totalCrashCount = number()
+            state.lastEvent = maybe(LifecycleEvent.allCases.randomElement(using: &random)!)
+            state.totalSecondsAwake = Int64(number())
+            state.priorSecondsAwake = Int64(number())
+            state.hasLaunchedInRun = Bool.random(using: &random)
+            let pending = (0..<Int.random(in: 0...2, using: &random)).map { _ in
+                JournalFields((0..<Int.random(in: 1...5, using: &random)).map { index in
+                    (name: "FIELD_\(index)", value: texts.randomElement(using: &random)!)
+                })
+            }
+            let failure = maybe(RunFailure(
+                result: "exit-code", exitCode: maybe("exited"), exitStatus: maybe(Int64(number()) - 500_000),
+                time: time()
+            ))
+            var results: [String: Int] = [:]
+            for result in ["signal", "exit-code", "core-dump", "watchdog"] where Bool.random(using: &random) {
+                results[result] = number()
+            }
+            return UnitRecord(
+                unit: "unit-\(number()).service", state: state, invocationID: maybe(String(repeating: "ab", count: 16)),
+                runEnded: Bool.random(using: &random), pendingDispatches: pending,
+                sequence: UInt64.random(in: 0...UInt64.max, using: &random), lastFailure: failure,
+                recentCrashes: (0..<Int.random(in: 0...3, using: &random)).map { _ in time() },
+                crashResults: results,
+                // A file without the count but with an update time is read as one update (files of earlier builds).
+                updateCount: state.update == nil ? (Bool.random(using: &random) ? number() : 0) : 1 + number()
+            )
+        }
+    }
+
+    @Test("a state file is the bytes JSONEncoder writes, pretty-printed with sorted keys", arguments: [1, 2, 3] as [UInt64])
+    func prettyMatchesFoundation(seed: UInt64) throws {
+        for record in Self.records(seed: seed, count: 200) {
+            let expected = try Self.encoded(record, .prettyPrinted) + "\n"
+            #expect(String(decoding: record.stateFileBytes, as: UTF8.self) == expected)
+        }
+    }
+
+    @Test("GetUnit's and ListUnits' compact JSON is the bytes JSONEncoder writes")
+    func compactMatchesFoundation() throws {
+        let records = Self.records(seed: 4, count: 50)
+        for record in records {
+            #expect(record.compactJSON == (try Self.encoded(record, [])))
+        }
+        #expect(UnitRecord.compactJSON(records) == (try Self.encoded(records, [])))
+        #expect(UnitRecord.compactJSON([]) == "[]")
+    }
+
+    @Test("every record saved by the daemon's writer loads back as itself")
+    func roundTrip() throws {
+        let directory = try TemporaryDirectory()
+        let store = StateStore(directory: directory.path)
+        let writer = StateFileWriter(store: store)
+        for record in Self.records(seed: 5, count: 200) {
+            try writer.save(record)
+            var warnings: [StateStoreWarning] = []
+            #expect(try store.load(unit: record.unit, warnings: &warnings) == record)
+            #expect(warnings.isEmpty)
+        }
+    }
+
+    @Test("control characters are escaped so that the file still reads back")
+    func controlCharacters() throws {
+        let text = String(decoding: (0..<0x20).map { UInt8($0) } + Array("\"\\/".utf8), as: UTF8.self)
+        var state = UnitState()
+        state.version = text
+        let record = UnitRecord(
+            unit: "ctl.service", state: state, pendingDispatches: [JournalFields([(name: "M", value: text)])]
+        )
+        #expect(!record.stateFileBytes.contains { $0 < 0x20 && $0 != UInt8(ascii: "\n") })
+        let directory = try TemporaryDirectory()
+        let store = StateStore(directory: directory.path)
+        try StateFileWriter(store: store).save(record)
+        var warnings: [StateStoreWarning] = []
+        #expect(try store.load(unit: record.unit, warnings: &warnings) == record)
+    }
+
+    @Test("the writer creates the directory again when it was removed while open")
+    func directoryRemoved() throws {
+        let directory = try TemporaryDirectory()
+        let store = StateStore(directory: directory.path + "/state")
+        let writer = StateFileWriter(store: store)
+        let record = Self.records(seed: 6, count: 1)[0]
+        try writer.save(record)
+        try FileManager.default.removeItem(atPath: directory.path + "/state")
+        try writer.save(record)
+        var warnings: [StateStoreWarning] = []
+        #expect(try store.load(unit: record.unit, warnings: &warnings) == record)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing seed fails again.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
