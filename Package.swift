@@ -114,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LifecycleDaemonTests",
-            dependencies: ["LifecycleDaemon", "LifecycleTestSupport"],
+            dependencies: ["LifecycleDaemon", "LifecycleSystemd", "LifecycleTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -181,6 +181,8 @@ public struct DaemonCore: Sendable {
         effects.append(.notify([.ready, .status(statusText)]))
         // The tracking entry says it in the journal ("Tracking: Watching N loaded units"): no second log line.
         effects.append(.markTracking(status: statusText))
+        // Loading, the journal checks and the first listing are over: what they freed can go.
+        effects.append(.releaseMemory)
     }
 
     /// Shows `status` in `systemctl status` (once READY=1 was sent; until then it waits for READY=1).

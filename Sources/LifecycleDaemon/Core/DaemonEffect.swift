@@ -37,6 +37,8 @@ public enum DaemonEffect: Sendable, Equatable {
     case arm(DaemonTimer, at: Milliseconds)
     /// A line for lifecycled's log.
     case log(LogLine)
+    /// Give memory freed by a burst of work (start-up) back to the system.
+    case releaseMemory
     /// Everything is done: the loop ends.
     case exit
 }

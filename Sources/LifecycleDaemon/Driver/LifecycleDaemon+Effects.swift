@@ -48,6 +48,8 @@ extension LifecycleDaemon {
             return .managerPublished(manager != nil)
         case .reply(let token, let result):
             replies.removeValue(forKey: token)?.resume(returning: result)
+        case .releaseMemory:
+            HeapRelease.releaseFreeMemory()
         case .notify(let notifications):
             do {
                 _ = try notifier.notify(notifications)

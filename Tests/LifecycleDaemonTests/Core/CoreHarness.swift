@@ -3,6 +3,7 @@
 import LifecycleDaemon
 import LifecycleEngine
 import LifecycleStorage
+import LifecycleSystemd
 
 /// Drives a ``DaemonCore`` as the loop does, with no I/O: a journal that is an array, answers given at once or held
 /// back by the test, a clock the test sets.
@@ -36,6 +37,8 @@ struct CoreHarness {
     var watched: [[UnitPattern]] = []
     /// How runs ended by PID 1's journal, by InvocationID, for ``DaemonEffect/readRunEnding(unit:invocationID:)``.
     var runEndings: [String: RunEnding] = [:]
+    /// Start-up's milestones in order: "leftovers" (the look-up of pending entries), "ready", "release" (memory).
+    var milestones: [String] = []
 
     init(
         records: [UnitRecord] = [], pattern: String = "web*.service", autotracking: Bool = true,
@@ -73,6 +76,7 @@ struct CoreHarness {
             }
             return .sent(count: batch.count, refused: false)
         case .lookUp(let dispatches, let purpose):
+            if purpose == .leftovers { milestones.append("leftovers") }
             let keys = Set(journal.map { "\($0.unit)#\($0.sequence)" }).union(alreadyJournaled)
             return .lookedUp(dispatches, purpose: purpose, found: dispatches.map { keys.contains("\($0.unit)#\($0.sequence)") })
         case .readVersion(let unit, _, _):
@@ -92,7 +96,10 @@ struct CoreHarness {
         case .writeMetrics(let path, let text): metricsWrites.append((now, path, text))
         case .arm(let timer, let at): armed[timer] = at
         case .log(let line): logs.append(line)
-        case .notify, .markTracking, .exit: break
+        case .notify(let notifications):
+            if notifications.contains(.ready) { milestones.append("ready") }
+        case .releaseMemory: milestones.append("release")
+        case .markTracking, .exit: break
         }
         return nil
     }

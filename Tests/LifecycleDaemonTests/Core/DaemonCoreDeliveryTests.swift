@@ -67,6 +67,20 @@ struct DaemonCoreDeliveryTests {
         #expect(again.journal.isEmpty, "an entry the journal already holds is not sent twice")
     }
 
+    @Test("start-up gives its freed memory back once, at READY, after the pending entries were checked")
+    func memoryReleasedAtReady() throws {
+        var first = try tracking()
+        first.send(.changed(H.snapshot("active", "a", second: 1)))
+        let record = try #require(first.saved.last)
+        var next = try H(records: [record])
+        next.alreadyJournaled = ["\(H.unit)#1"]
+        next.send(.start)
+        next.send(.listing([H.snapshot("active", "a", second: 1)]))
+        #expect(next.milestones == ["leftovers", "ready", "release"])
+        next.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        #expect(next.milestones == ["leftovers", "ready", "release"], "only start-up's burst")
+    }
+
     @Test("an entry journald accepted and dropped is looked for later and sent again")
     func droppedAfterAcceptance() throws {
         var h = try tracking()
