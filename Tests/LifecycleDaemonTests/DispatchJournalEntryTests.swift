@@ -229,6 +229,10 @@ struct DispatchJournalEntryTests {
             ("ß", "LIFECYCLE__"),
             ("e\u{301}", "LIFECYCLE__"),
             ("a\nb", "LIFECYCLE_A_B"),
+            // CR LF is one Character, so one underscore; a lone CR is one too.
+            ("a\r\nb", "LIFECYCLE_A_B"),
+            ("a\rb", "LIFECYCLE_A_B"),
+            ("a\u{7F}b", "LIFECYCLE_A_B"),
             (String(repeating: "x", count: 100), "LIFECYCLE_" + String(repeating: "X", count: 54)),
         ]
     )

@@ -49,7 +49,7 @@ extension LifecycleDaemon {
         case .reply(let token, let result):
             replies.removeValue(forKey: token)?.resume(returning: result)
         case .releaseMemory:
-            HeapRelease.releaseFreeMemory()
+            ProcessMemory.releaseFreeHeap()
         case .notify(let notifications):
             do {
                 _ = try notifier.notify(notifications)

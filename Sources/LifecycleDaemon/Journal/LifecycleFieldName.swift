@@ -34,19 +34,12 @@ public enum LifecycleFieldName {
     public static func sanitize(_ key: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(min(key.utf8.count, maximumLength) + prefix.utf8.count)
-        for character in key {
-            guard let byte = character.asciiValue else {
-                bytes.append(UInt8(ascii: "_"))
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"):
-                bytes.append(byte - 0x20)
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
-                bytes.append(byte)
-            default:
-                bytes.append(UInt8(ascii: "_"))
-            }
+        // Every payload key goes through here for every dispatch. For ASCII without a carriage return (CR LF is one
+        // Character) each byte is one Character, so the bytes can be mapped without breaking graphemes.
+        if key.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "\r") }) {
+            for byte in key.utf8 { bytes.append(nameByte(byte)) }
+        } else {
+            for character in key { bytes.append(character.asciiValue.map(nameByte) ?? UInt8(ascii: "_")) }
         }
         if !bytes.starts(with: prefix.utf8) {
             bytes.insert(contentsOf: prefix.utf8, at: 0)
@@ -55,5 +48,14 @@ public enum LifecycleFieldName {
             bytes.removeLast(bytes.count - maximumLength)
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// An ASCII byte of a key as it is in a field name.
+    private static func nameByte(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - 0x20
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"): byte
+        default: UInt8(ascii: "_")
+        }
     }
 }

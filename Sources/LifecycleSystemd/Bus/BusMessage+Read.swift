@@ -196,21 +196,47 @@ extension BusMessage {
         }
     }
 
-    /// Reads an `a{sv}` (a property map) entry by entry.
-    ///
-    /// `body` gets each property's name with the message positioned at its variant. It may read the variant (with
-    /// ``readVariant(_:)`` or ``readValue()``) or leave it, in which case it is skipped unparsed: systemd's
-    /// `PropertiesChanged` carries a score of properties, and most are not needed.
-    public func readProperties(_ body: (String, BusMessage) throws(SystemdError) -> Void) throws(SystemdError) {
+    /// Reads an `a{sv}` property map, calling `body` for the properties named in `wanted` only, with the message at
+    /// the property's variant; the others are skipped without being read. Their names are compared in place, with
+    /// no `String` made for them: a unit's `PropertiesChanged` carries dozens of properties, of which a snapshot
+    /// uses a handful, and lifecycled reads several such signals per run.
+    func readProperties(
+        _ wanted: BusPropertyNames, _ body: (String, BusMessage) throws(SystemdError) -> Void
+    ) throws(SystemdError) {
         guard try enterContainer(.array, "{sv}") else { throw Self.missing("a property map") }
         while try enterContainer(.dictEntry, "sv") {
-            let name = try readString()
-            try body(name, self)
+            var name: UnsafePointer<CChar>?
+            let r = sd_bus_message_read_basic(pointer, BusTypeCode.string, &name)
+            try check(r, "read a property name")
+            guard r > 0, let name else { throw Self.missing("a property name") }
+            if let known = wanted.match(name) {
+                try body(known, self)
+            }
             if try !isAtEndOfContainer {
                 try skip("v")
             }
             try exitContainer()
         }
         try exitContainer()
+    }
+}
+
+/// The names of the properties a reader wants from a property map, kept also as C strings so that each name in a
+/// message is compared where it lies.
+struct BusPropertyNames: Sendable {
+    let names: [String]
+    private let cNames: [[CChar]]
+
+    init(_ names: [String]) {
+        self.names = names
+        cNames = names.map { Array($0.utf8CString) }
+    }
+
+    /// The wanted name equal to `name`, or nil.
+    func match(_ name: UnsafePointer<CChar>) -> String? {
+        for (index, cName) in cNames.enumerated() where cName.withUnsafeBufferPointer({ strcmp($0.baseAddress!, name) }) == 0 {
+            return names[index]
+        }
+        return nil
     }
 }

@@ -17,9 +17,15 @@ struct UnitProperties: Sendable, Hashable {
     var stateChangeTimestampMonotonic: UInt64?
     var jobID: UInt32?
 
+    /// The properties ``set(_:from:)`` takes.
+    static let used = BusPropertyNames([
+        "ActiveState", "SubState", "FreezerState", "InvocationID", "StateChangeTimestamp",
+        "StateChangeTimestampMonotonic", "Job",
+    ])
+
     /// Merges an `a{sv}` (from `PropertiesChanged`), skipping properties we do not use.
     mutating func merge(from message: BusMessage) throws(SystemdError) {
-        try message.readProperties { name, value throws(SystemdError) in try set(name, from: value) }
+        try message.readProperties(Self.used) { name, value throws(SystemdError) in try set(name, from: value) }
     }
 
     /// Sets one property from the variant `message` is at (a `Get` reply, or one entry of an `a{sv}`); ignores
@@ -79,8 +85,11 @@ struct TypeProperties: Sendable, Hashable {
             : ["Result"]
     }
 
+    /// The properties ``set(_:from:)`` takes.
+    static let used = BusPropertyNames(["Result", "NRestarts", "ExecMainCode", "ExecMainStatus", "MainPID"])
+
     mutating func merge(from message: BusMessage) throws(SystemdError) {
-        try message.readProperties { name, value throws(SystemdError) in try set(name, from: value) }
+        try message.readProperties(Self.used) { name, value throws(SystemdError) in try set(name, from: value) }
     }
 
     mutating func set(_ name: String, from message: BusMessage) throws(SystemdError) {
