@@ -57,7 +57,7 @@ struct UnitRecordJSONTests {
             return UnitRecord(
                 unit: "unit-\(number()).service", state: state, invocationID: maybe(String(repeating: "ab", count: 16)),
                 runEnded: Bool.random(using: &random), pendingDispatches: pending,
-                sequence: UInt64.random(in: 0...UInt64.max, using: &random), lastFailure: failure,
+                sequence: UInt64.random(in: 0...UInt64(Int64.max), using: &random), lastFailure: failure,
                 recentCrashes: (0..<Int.random(in: 0...3, using: &random)).map { _ in time() },
                 crashResults: results,
                 // A file without the count but with an update time is read as one update (files of earlier builds).
@@ -95,6 +95,50 @@ struct UnitRecordJSONTests {
             #expect(try store.load(unit: record.unit, warnings: &warnings) == record)
             #expect(warnings.isEmpty)
         }
+    }
+
+    @Test(
+        "the state-file reader reads older and hand-edited forms as JSONDecoder does",
+        arguments: [
+            // A file of an earlier build: one pending dispatch as an object, no counters, no update_count.
+            #"{"schema_version": 1, "unit": "a.service", "sequence": 3, "last_dispatch": {"B": "2", "A": "1"}, "#
+                + #""state": {"schema_version": 1, "timestamp_update": 5}}"#,
+            // null for every optional part, and an integer written with a zero fraction.
+            #"{"schema_version": 1, "unit": "a.service", "sequence": 2.0, "invocation_id": null, "run_ended": null, "#
+                + #""pending_dispatches": null, "last_failure": null, "recent_crashes": null, "crash_results": null, "#
+                + #""state": {"schema_version": 1, "app_version": null, "last_event": null, "count_launch": 4}}"#,
+            #"{"schema_version": 1, "unit": "a.service", "sequence": 9, "crash_results": {"signal": 2}, "#
+                + #""last_failure": {"result": "signal", "exit_code": "killed", "exit_status": 9, "time": 7}, "#
+                + #""recent_crashes": [7], "run_ended": true, "update_count": 0, "#
+                + #""state": {"schema_version": 1, "last_event": "sleep", "has_launched_in_run": true}}"#,
+        ]
+    )
+    func readsLikeFoundation(_ text: String) throws {
+        let expected = try JSONDecoder().decode(UnitRecord.self, from: Data(text.utf8))
+        let directory = try TemporaryDirectory()
+        try directory.write(text, to: "units/a.service.json")
+        var warnings: [StateStoreWarning] = []
+        #expect(try StateStore(directory: directory.path).load(unit: "a.service", warnings: &warnings) == expected)
+        #expect(warnings.isEmpty)
+    }
+
+    @Test(
+        "a mistyped value is named by its key path",
+        arguments: [
+            (#""state": {"schema_version": 1, "count_wake": "2"}"#, "state.count_wake: expected an integer, found a string"),
+            (#""state": {"schema_version": 1, "last_event": "nap"}"#, #"state.last_event: expected "launch", "wake" or "sleep", found "nap""#),
+            (#""state": {"schema_version": 1}, "pending_dispatches": [[["A"]]]"#, "pending_dispatches[0][0]: expected a [name, value] pair of strings"),
+            (#""state": 3"#, "state: expected an object, found a number"),
+            (#""state": {"schema_version": 1}, "recent_crashes": [1.5]"#, "recent_crashes[0]: expected an integer, found a number"),
+            (#""state": {}"#, "missing key state.schema_version"),
+        ]
+    )
+    func mistyped(_ state: String, _ reason: String) throws {
+        let directory = try TemporaryDirectory()
+        try directory.write(#"{"schema_version": 1, "unit": "a.service", "sequence": 1, "# + state + "}", to: "units/a.service.json")
+        var warnings: [StateStoreWarning] = []
+        #expect(try StateStore(directory: directory.path).load(unit: "a.service", warnings: &warnings) == nil)
+        #expect(warnings.map(\.reason) == [reason])
     }
 
     @Test("control characters are escaped so that the file still reads back")

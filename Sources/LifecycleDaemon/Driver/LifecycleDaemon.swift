@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import Glibc
 import LifecycleEngine
 import LifecycleStorage
 import LifecycleSystemd
@@ -162,7 +162,10 @@ public actor LifecycleDaemon {
         }
     }
 
+    /// The wall clock in ms since the epoch (`CLOCK_REALTIME`).
     static func now() -> Milliseconds {
-        Milliseconds((Date().timeIntervalSince1970 * 1_000).rounded(.down))
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Milliseconds(time.tv_sec) * 1_000 + Milliseconds(time.tv_nsec) / 1_000_000
     }
 }

@@ -2,12 +2,6 @@
 
 import LifecycleEngine
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Reads the bytes of a state file, telling apart the three outcomes that need different handling: a record, a file
 /// that cannot be parsed (moved aside; the daemon rebuilds the unit from the journal), and a file from a newer lifecycled (refused).
 enum StateFileDecoder {
@@ -32,11 +26,9 @@ enum StateFileDecoder {
         }
         let record: UnitRecord
         do {
-            record = try JSONDecoder().decode(UnitRecord.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            return .corrupt(reason: describe(error))
+            record = try UnitRecord(stateFile: StateFileObject(document))
         } catch {
-            return .corrupt(reason: "\(error)")
+            return .corrupt(reason: error.reason)
         }
         guard record.unit == unit else {
             return .corrupt(reason: "it holds the state of \"\(record.unit)\", not of \"\(unit)\"")
@@ -89,26 +81,5 @@ enum StateFileDecoder {
             return .failure(Corruption(reason: "expected a JSON object, found \(value.typeName)"))
         }
         return .success(object)
-    }
-
-    /// `state.count_launch: expected Int, found a string`-style text from Foundation's decoding error.
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context, appending key: (any CodingKey)? = nil) -> String {
-            let keys = context.codingPath + (key.map { [$0] } ?? [])
-            let text = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
-            return text.hasPrefix(".") ? String(text.dropFirst()) : text
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "missing key \(path(context, appending: key))"
-        case .valueNotFound(let type, let context):
-            return "\(path(context)): expected \(type), found null"
-        case .typeMismatch(let type, let context):
-            return "\(path(context)): expected \(type)"
-        case .dataCorrupted(let context):
-            return "\(path(context)): \(context.debugDescription)"
-        @unknown default:
-            return "\(error)"
-        }
     }
 }
