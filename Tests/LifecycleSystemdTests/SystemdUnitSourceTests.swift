@@ -224,6 +224,13 @@ struct SystemdUnitSourceTests {
     func details() async throws {
         try await Fixture.run { fixture in
             try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            // A run that is over (its unit collected, or started again) is not asked about by name, which would
+            // load the unit again: PID 1 answers NoUnitForInvocationID, an ENOENT.
+            let gone = await #expect(throws: SystemdError.self) {
+                try await fixture.source.details(of: "web.service", invocationID: String(repeating: "ab", count: 16))
+            }
+            #expect(gone?.errno == ENOENT)
+            #expect(gone?.busErrorName == "org.freedesktop.systemd1.NoUnitForInvocationID")
             let details = try await fixture.source.details(of: "web.service", invocationID: UnitFixtures.invocationHex)
             #expect(details == UnitDetails(
                 mainExecutable: "/usr/sbin/web", fragmentPath: "/etc/systemd/system/web.service",
@@ -234,13 +241,6 @@ struct SystemdUnitSourceTests {
                 try await fixture.source.details(of: "ghost.service", invocationID: UnitFixtures.invocationHex)
             }
             #expect(error?.errno == ENOENT)
-            // A run that is over (its unit collected, or started again) is not asked about by name, which would
-            // load the unit again: PID 1 answers NoUnitForInvocationID, an ENOENT.
-            let gone = await #expect(throws: SystemdError.self) {
-                try await fixture.source.details(of: "web.service", invocationID: String(repeating: "ab", count: 16))
-            }
-            #expect(gone?.errno == ENOENT)
-            #expect(gone?.busErrorName == "org.freedesktop.systemd1.NoUnitForInvocationID")
             #expect(fixture.systemd.calls.get == Self.fullReads + [
                 "web.service org.freedesktop.systemd1.Unit.FragmentPath",
                 "web.service org.freedesktop.systemd1.Unit.DropInPaths",
@@ -248,6 +248,30 @@ struct SystemdUnitSourceTests {
                 "web.service org.freedesktop.systemd1.Service.Environment",
             ])
             #expect(fixture.systemd.calls.getAll.isEmpty)
+        }
+    }
+
+    @Test("keeps a unit's definition for its next runs, until PID 1 loads the unit again")
+    func detailsKept() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            let versionReads = [
+                "web.service org.freedesktop.systemd1.Unit.FragmentPath",
+                "web.service org.freedesktop.systemd1.Unit.DropInPaths",
+                "web.service org.freedesktop.systemd1.Service.ExecStart",
+                "web.service org.freedesktop.systemd1.Service.Environment",
+            ]
+            let first = try await fixture.source.details(of: "web.service", invocationID: UnitFixtures.invocationHex)
+            let again = try await fixture.source.details(of: "web.service", invocationID: UnitFixtures.invocationHex)
+            #expect(again == first)
+            #expect(fixture.systemd.calls.get == Self.fullReads + versionReads, "the second run asks nothing")
+
+            // A reload may have changed the unit's files: read again.
+            try await reload(fixture, unit: "web.service")
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            _ = try await fixture.source.details(of: "web.service", invocationID: UnitFixtures.invocationHex)
+            #expect(fixture.systemd.calls.get.suffix(4) == ArraySlice(versionReads))
+            #expect(fixture.systemd.calls.get.count == Self.fullReads.count + 1 + 4 + 4)
         }
     }
 

@@ -8,6 +8,12 @@ extension SystemdUnitSource {
     /// Reads `FragmentPath` and `DropInPaths` (`.Unit`), and for services `ExecStart` and `Environment` (`.Service`),
     /// with `org.freedesktop.DBus.Properties.Get`, all sent before any reply is awaited: one round trip.
     ///
+    /// The answer is kept until PID 1 loads the unit again (`UnitRemoved`, a reload, a new bus owner), so a unit that
+    /// starts again makes no call: the round trip waited in PID 1 behind whatever job came next, and was most of the
+    /// time from a start to its dispatch. These properties come from the unit's files and change only when the unit
+    /// is loaded. The one exception, a drop-in written by `systemctl set-property` for resource settings, reaches
+    /// the `unit_file` version at the next reload.
+    ///
     /// The reads address the unit by its run's invocation ID (`/org/freedesktop/systemd1/unit/<32 hex digits>`), not
     /// by its name. PID 1 resolves such a path among its loaded units only: when the run's unit was garbage-collected
     /// it answers `NoUnitForInvocationID`, where a read by name would load the unit again (and PID 1 would collect it
@@ -29,6 +35,8 @@ extension SystemdUnitSource {
                 message: "Unit \(unit) is not loaded or not watched, or run \(invocationID) is unknown"
             )
         }
+        if let known = details[unit] { return known }
+        let epoch = detailsEpoch
         guard let connection, isEstablished else {
             throw SystemdError(errno: ENOTCONN, operation: operation, message: "Not connected to the \(address)")
         }
@@ -59,15 +67,28 @@ extension SystemdUnitSource {
         let fragmentPath = try reply("FragmentPath").readVariant(String.self)
         let dropInPaths = try reply("DropInPaths").readVariant([String].self)
         guard isService else {
-            return UnitDetails(
+            return keep(UnitDetails(
                 mainExecutable: nil, fragmentPath: fragmentPath, dropInPaths: dropInPaths, environment: []
-            )
+            ), of: unit, epoch: epoch)
         }
         let executable = try Self.readMainExecutable(try reply("ExecStart"))
         let environment = try reply("Environment").readVariant([String].self)
-        return UnitDetails(
+        return keep(UnitDetails(
             mainExecutable: executable, fragmentPath: fragmentPath, dropInPaths: dropInPaths, environment: environment
-        )
+        ), of: unit, epoch: epoch)
+    }
+
+    /// Remembers `read` as what `unit`'s definition says, unless something loaded units again while the reads
+    /// were out.
+    private func keep(_ read: UnitDetails, of unit: String, epoch: Int) -> UnitDetails {
+        if epoch == detailsEpoch, units[unit] != nil { details[unit] = read }
+        return read
+    }
+
+    /// Forgets what was read of `unit`'s definition, or of every unit's.
+    func forgetDetails(of unit: String? = nil) {
+        if let unit { details[unit] = nil } else { details = [:] }
+        detailsEpoch += 1
     }
 
     /// An invocation ID as the source keeps it: 32 lower-case hex digits, and so a valid object path element.

@@ -16,6 +16,7 @@ extension SystemdUnitSource {
                 guard isWatched(name) else { return }
                 // A reload unloads every unit and loads it again; keep what is known until the listing says.
                 let removed = units.removeValue(forKey: name)
+                forgetDetails(of: name)
                 if isReloading { parked[name] = removed }
                 deliver(.removed(name))
             case (SystemdNames.managerInterface, "JobRemoved"):
@@ -28,6 +29,8 @@ extension SystemdUnitSource {
             case (SystemdNames.managerInterface, "Reloading"):
                 isReloading = try Bool(from: message)
                 deliver(.reloading(isReloading))
+                // Unit files may have changed: every definition is read again when next needed.
+                forgetDetails()
                 if !isReloading {
                     // Units were re-announced; a fresh listing replaces whatever was missed or doubled.
                     requestResync()
@@ -87,6 +90,7 @@ extension SystemdUnitSource {
         }
         if !newOwner.isEmpty {
             isFullReadNeeded = true
+            forgetDetails()
             requestResync()
         }
     }

@@ -52,6 +52,11 @@ public actor SystemdUnitSource {
     var units: [String: WatchedUnit] = [:]
     /// Units removed during a reload, kept until the listing after it says whether they are loaded again.
     var parked: [String: WatchedUnit] = [:]
+    /// What version detection read of each loaded unit (``details(of:invocationID:)``): it comes from the unit's
+    /// definition, which changes only when PID 1 loads the unit again, after `UnitRemoved` or with a reload.
+    var details: [String: UnitDetails] = [:]
+    /// Bumped whenever ``details`` loses entries, so that reads sent before are not kept.
+    var detailsEpoch = 0
     /// Between `Reloading(true)` and `Reloading(false)`.
     var isReloading = false
     /// Signals may have been lost since the last resync: the next one reads every unit in full.
@@ -145,6 +150,7 @@ public actor SystemdUnitSource {
         isReloading = false
         isFullReadNeeded = false
         parked = [:]
+        forgetDetails()
         do throws(SystemdError) {
             try await addMatches(on: connection)
             try await synchronize(on: connection, full: true)
