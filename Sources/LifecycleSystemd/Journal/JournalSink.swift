@@ -22,23 +22,33 @@ public struct JournalSink: Sendable {
     /// - Throws: ``SystemdError`` with `EINVAL` if a name is not a valid field name (journald would drop the field
     ///   silently), or the errno of the failed send.
     public func send(_ fields: [(name: String, value: [UInt8])]) throws(SystemdError) {
-        guard !fields.isEmpty else {
+        try send(fields.count) { index, buffer in
+            buffer.append(contentsOf: fields[index].name.utf8)
+            buffer.append(UInt8(ascii: "="))
+            buffer.append(contentsOf: fields[index].value)
+            return fields[index].name
+        }
+    }
+
+    /// Sends `count` fields, each appended to one buffer by `append` (which returns the field's name); the iovecs
+    /// point into the buffer, so a field costs no allocation of its own.
+    private func send(_ count: Int, _ append: (Int, inout [UInt8]) -> String) throws(SystemdError) {
+        guard count > 0 else {
             throw SystemdError(errno: EINVAL, operation: "send a journal entry", message: "The entry has no fields")
         }
-        // One buffer holds every "NAME=value"; the iovecs point into it.
         var buffer: [UInt8] = []
+        buffer.reserveCapacity(4096)
         var ranges: [Range<Int>] = []
-        for (name, value) in fields {
+        ranges.reserveCapacity(count)
+        for index in 0..<count {
+            let start = buffer.count
+            let name = append(index, &buffer)
             guard JournalFieldName.isValid(name) else {
                 throw SystemdError(
                     errno: EINVAL, operation: "send a journal entry",
                     message: "'\(name)' is not a valid journal field name"
                 )
             }
-            let start = buffer.count
-            buffer.append(contentsOf: name.utf8)
-            buffer.append(UInt8(ascii: "="))
-            buffer.append(contentsOf: value)
             ranges.append(start..<buffer.count)
         }
         let r = buffer.withUnsafeMutableBytes { bytes -> Int32 in
@@ -54,6 +64,11 @@ public struct JournalSink: Sendable {
     ///
     /// Wraps `sd_journal_sendv(3)`; see the overload with byte values.
     public func send(_ fields: [(name: String, value: String)]) throws(SystemdError) {
-        try send(fields.map { (name: $0.name, value: Array($0.value.utf8)) })
+        try send(fields.count) { index, buffer in
+            buffer.append(contentsOf: fields[index].name.utf8)
+            buffer.append(UInt8(ascii: "="))
+            buffer.append(contentsOf: fields[index].value.utf8)
+            return fields[index].name
+        }
     }
 }
