@@ -275,6 +275,26 @@ struct SystemdUnitSourceTests {
         }
     }
 
+    @Test("reads ahead the definitions of loaded units about to start, so that their runs ask nothing more")
+    func prefetch() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            await fixture.source.prefetchDetails(of: [
+                ("web.service", UnitFixtures.invocationHex), ("ghost.service", UnitFixtures.invocationHex),
+            ])
+            let afterPrefetch = fixture.systemd.calls.get
+            #expect(afterPrefetch == Self.fullReads + [
+                "web.service org.freedesktop.systemd1.Unit.FragmentPath",
+                "web.service org.freedesktop.systemd1.Unit.DropInPaths",
+                "web.service org.freedesktop.systemd1.Service.ExecStart",
+                "web.service org.freedesktop.systemd1.Service.Environment",
+            ], "nothing for a unit that is not loaded")
+            let details = try await fixture.source.details(of: "web.service", invocationID: UnitFixtures.invocationHex)
+            #expect(details.mainExecutable == "/usr/sbin/web")
+            #expect(fixture.systemd.calls.get == afterPrefetch)
+        }
+    }
+
     @Test("finishes its events and ends its thread on stop; later calls fail instead of hanging")
     func stop() async throws {
         try await Fixture.run { fixture in

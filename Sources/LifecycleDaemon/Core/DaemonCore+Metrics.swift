@@ -55,7 +55,7 @@ extension DaemonEffect {
     var hasAnswer: Bool {
         switch self {
         case .send, .lookUp, .readVersion, .readRunEnding, .readRecovery, .publishManager: true
-        case .save, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .exit: false
+        case .save, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions, .exit: false
         }
     }
 }

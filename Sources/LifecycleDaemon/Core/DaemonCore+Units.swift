@@ -65,7 +65,7 @@ extension DaemonCore {
             history: readsManagerJournal ? .sinceLastTracking(orWholeJournal: configuration.historyFromJournal) : .none,
             catchUp: units.sorted().map { ($0, tracker.records[$0]?.sequence) },
             endings: readsManagerJournal
-                ? tracker.runsToLookUp(in: listing).map { RecoveryQuery.Run(unit: $0.unit, invocationID: $0.invocationID) } : [],
+                ? tracker.runsToLookUp(in: listing).map { UnitRun(unit: $0.unit, invocationID: $0.invocationID) } : [],
             patterns: configuration.watch.map(\.pattern)
         )
     }
@@ -95,6 +95,7 @@ extension DaemonCore {
                 log(.notice, "Recovering \(transitions.count) transitions that happened while the bus was away")
             }
         }
+        prefetchVersions(for: transitions)
         work += transitions.map(Work.transition)
         work.append(.resync(listing, isFirst: cause == .start))
         work += buffered.map(Work.change)
@@ -139,7 +140,9 @@ extension DaemonCore {
         case .transition(let transition):
             begin(transition)
         case .resync(let snapshots, let isFirst):
-            work.insert(contentsOf: tracker.resync(snapshots, isFirstListing: isFirst).map(Work.transition), at: 0)
+            let transitions = tracker.resync(snapshots, isFirstListing: isFirst)
+            prefetchVersions(for: transitions)
+            work.insert(contentsOf: transitions.map(Work.transition), at: 0)
         case .change(let change):
             let transitions = tracker.transitions(for: change.snapshot, whileReloading: change.whileReloading)
             work.insert(contentsOf: transitions.map(Work.transition), at: 0)
@@ -163,6 +166,18 @@ extension DaemonCore {
             return
         }
         readVersion(transition)
+    }
+
+    /// Asks for the versions of the runs among `transitions` that will read one, in one batch, when there are
+    /// several: each begin then finds its version at hand instead of waiting for a round trip of its own.
+    private mutating func prefetchVersions(for transitions: [MappedTransition]) {
+        let runs = transitions.filter { transition in
+            guard transition.transition == .began, !unversionedRuns.contains(transition.invocationID) else { return false }
+            if case .none = configuration.versionSource(for: transition.unit) { return false }
+            return true
+        }
+        guard runs.count > 1 else { return }
+        effects.append(.prefetchVersions(runs.map { UnitRun(unit: $0.unit, invocationID: $0.invocationID) }))
     }
 
     private mutating func readVersion(_ transition: MappedTransition) {

@@ -12,6 +12,9 @@ public enum DaemonEffect: Sendable, Equatable {
     case send([PendingDispatch])
     /// Look these entries up in lifecycled's own journal entries; answer ``DaemonInput/lookedUp(_:purpose:found:)``.
     case lookUp([PendingDispatch], purpose: LookUpPurpose)
+    /// Read ahead, in one batch, what the versions of these runs will need, for the ``readVersion(unit:invocationID:source:)``
+    /// that follow (no answer).
+    case prefetchVersions([UnitRun])
     /// Read the version of the unit's run by its source while the run's unit is loaded; answer
     /// ``DaemonInput/versionRead(unit:version:)``.
     case readVersion(unit: String, invocationID: String, source: VersionSource)

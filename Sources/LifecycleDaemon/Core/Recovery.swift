@@ -15,22 +15,16 @@ public struct RecoveryQuery: Sendable, Equatable {
         case since(microseconds: UInt64)
     }
 
-    /// A run whose end only the journal can tell.
-    public struct Run: Sendable, Equatable {
-        public var unit: String
-        public var invocationID: String
-    }
-
     public var history: HistoryWindow
     /// Units whose own dispatches to read, with the sequence their record holds (nil: no record; only the newest).
     public var catchUp: [(unit: String, recordedSequence: UInt64?)]
     /// Stored runs to look up in PID 1's entries when the history does not say how they ended.
-    public var endings: [Run]
+    public var endings: [UnitRun]
     /// The watched patterns: units the history shows are caught up with too, when watched.
     public var patterns: [UnitPattern]
 
     public init(
-        history: HistoryWindow, catchUp: [(unit: String, recordedSequence: UInt64?)], endings: [Run],
+        history: HistoryWindow, catchUp: [(unit: String, recordedSequence: UInt64?)], endings: [UnitRun],
         patterns: [UnitPattern] = []
     ) {
         self.history = history

@@ -48,6 +48,8 @@ extension LifecycleDaemon {
             return .managerPublished(manager != nil)
         case .reply(let token, let result):
             replies.removeValue(forKey: token)?.resume(returning: result)
+        case .prefetchVersions(let runs):
+            await source?.prefetchDetails(of: runs.map { ($0.unit, $0.invocationID) })
         case .releaseMemory:
             ProcessMemory.releaseFreeHeap()
         case .notify(let notifications):

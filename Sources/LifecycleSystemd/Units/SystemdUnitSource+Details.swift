@@ -36,22 +36,61 @@ extension SystemdUnitSource {
             )
         }
         if let known = details[unit] { return known }
-        let epoch = detailsEpoch
         guard let connection, isEstablished else {
             throw SystemdError(errno: ENOTCONN, operation: operation, message: "Not connected to the \(address)")
         }
-        let path = SystemdNames.unitPathPrefix + "/" + invocationID
-        let isService = SystemdNames.typeInterface(forUnit: unit) == SystemdNames.serviceInterface
-        var reads = ["FragmentPath", "DropInPaths"].map {
-            PropertyRead(unit: unit, path: path, interface: SystemdNames.unitInterface, name: $0)
+        let read = try await readDetails(of: [(unit, invocationID)], on: connection)
+        guard let result = read[unit] else {
+            throw SystemdError(errno: EIO, operation: operation, message: "No reply")
         }
-        if isService {
-            reads += ["ExecStart", "Environment"].map {
-                PropertyRead(unit: unit, path: path, interface: SystemdNames.serviceInterface, name: $0)
-            }
+        return try result.get()
+    }
+
+    /// Reads, in one pipelined batch, the definitions of watched units whose runs are about to be recorded and that
+    /// are not known yet, so that each run's ``details(of:invocationID:)`` finds it: the first start with a thousand
+    /// running units made a thousand round trips one after the other. Failures are left for that call to report.
+    public func prefetchDetails(of runs: [(unit: String, invocationID: String)]) async {
+        let wanted = runs.filter { units[$0.unit] != nil && details[$0.unit] == nil && Self.isInvocationID($0.invocationID) }
+        guard !wanted.isEmpty, let connection, isEstablished else { return }
+        _ = try? await readDetails(of: wanted, on: connection)
+    }
+
+    /// Reads the definitions of `runs`' units by their invocation IDs, all pipelined; keeps each that was read.
+    private func readDetails(
+        of runs: [(unit: String, invocationID: String)], on connection: BusConnection
+    ) async throws(SystemdError) -> [String: Result<UnitDetails, SystemdError>] {
+        let epoch = detailsEpoch
+        var reads: [PropertyRead] = []
+        var expected: [String: Int] = [:]
+        for (unit, invocationID) in runs where expected[unit] == nil {
+            let path = SystemdNames.unitPathPrefix + "/" + invocationID
+            let names = SystemdNames.typeInterface(forUnit: unit) == SystemdNames.serviceInterface
+                ? [(SystemdNames.unitInterface, "FragmentPath"), (SystemdNames.unitInterface, "DropInPaths"),
+                   (SystemdNames.serviceInterface, "ExecStart"), (SystemdNames.serviceInterface, "Environment")]
+                : [(SystemdNames.unitInterface, "FragmentPath"), (SystemdNames.unitInterface, "DropInPaths")]
+            reads += names.map { PropertyRead(unit: unit, path: path, interface: $0.0, name: $0.1) }
+            expected[unit] = names.count
         }
-        var replies: [String: Result<BusMessage, SystemdError>] = [:]
-        try await get(reads, on: connection) { read, result in replies[read.name] = result }
+        // Each unit is parsed as soon as its last reply is in, so that no more than a window of replies is held.
+        var replies: [String: [String: Result<BusMessage, SystemdError>]] = [:]
+        var results: [String: Result<UnitDetails, SystemdError>] = [:]
+        try await get(reads, on: connection) { read, result in
+            replies[read.unit, default: [:]][read.name] = result
+            guard let answered = replies[read.unit], answered.count == expected[read.unit] else { return }
+            replies[read.unit] = nil
+            results[read.unit] = Result { () throws(SystemdError) in try Self.parseDetails(of: read.unit, answered) }
+        }
+        for (unit, result) in results {
+            if case .success(let read) = result, epoch == detailsEpoch, units[unit] != nil { details[unit] = read }
+        }
+        return results
+    }
+
+    /// A unit's definition from the replies to its reads, by property name.
+    private static func parseDetails(
+        of unit: String, _ replies: [String: Result<BusMessage, SystemdError>]
+    ) throws(SystemdError) -> UnitDetails {
+        let operation = "read the details of \(unit)"
         func reply(_ name: String) throws(SystemdError) -> BusMessage {
             guard let result = replies[name] else {
                 throw SystemdError(errno: EIO, operation: operation, message: "No reply for \(name)")
@@ -66,23 +105,13 @@ extension SystemdUnitSource {
         }
         let fragmentPath = try reply("FragmentPath").readVariant(String.self)
         let dropInPaths = try reply("DropInPaths").readVariant([String].self)
-        guard isService else {
-            return keep(UnitDetails(
-                mainExecutable: nil, fragmentPath: fragmentPath, dropInPaths: dropInPaths, environment: []
-            ), of: unit, epoch: epoch)
+        guard replies["ExecStart"] != nil else {
+            return UnitDetails(mainExecutable: nil, fragmentPath: fragmentPath, dropInPaths: dropInPaths, environment: [])
         }
-        let executable = try Self.readMainExecutable(try reply("ExecStart"))
-        let environment = try reply("Environment").readVariant([String].self)
-        return keep(UnitDetails(
-            mainExecutable: executable, fragmentPath: fragmentPath, dropInPaths: dropInPaths, environment: environment
-        ), of: unit, epoch: epoch)
-    }
-
-    /// Remembers `read` as what `unit`'s definition says, unless something loaded units again while the reads
-    /// were out.
-    private func keep(_ read: UnitDetails, of unit: String, epoch: Int) -> UnitDetails {
-        if epoch == detailsEpoch, units[unit] != nil { details[unit] = read }
-        return read
+        return UnitDetails(
+            mainExecutable: try readMainExecutable(try reply("ExecStart")), fragmentPath: fragmentPath,
+            dropInPaths: dropInPaths, environment: try reply("Environment").readVariant([String].self)
+        )
     }
 
     /// Forgets what was read of `unit`'s definition, or of every unit's.

@@ -39,6 +39,10 @@ struct CoreHarness {
     var runEndings: [String: RunEnding] = [:]
     /// Start-up's milestones in order: "leftovers" (the look-up of pending entries), "ready", "release" (memory).
     var milestones: [String] = []
+    /// Each batch of runs whose versions were asked for ahead.
+    var prefetched: [[UnitRun]] = []
+    /// Version reads, by unit, in order.
+    var versionReads: [String] = []
 
     init(
         records: [UnitRecord] = [], pattern: String = "web*.service", autotracking: Bool = true,
@@ -79,7 +83,9 @@ struct CoreHarness {
             if purpose == .leftovers { milestones.append("leftovers") }
             let keys = Set(journal.map { "\($0.unit)#\($0.sequence)" }).union(alreadyJournaled)
             return .lookedUp(dispatches, purpose: purpose, found: dispatches.map { keys.contains("\($0.unit)#\($0.sequence)") })
+        case .prefetchVersions(let runs): prefetched.append(runs)
         case .readVersion(let unit, _, _):
+            versionReads.append(unit)
             if holdVersions {
                 heldVersionReads.append(unit)
                 return nil

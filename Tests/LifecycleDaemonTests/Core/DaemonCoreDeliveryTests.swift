@@ -81,6 +81,33 @@ struct DaemonCoreDeliveryTests {
         #expect(next.milestones == ["leftovers", "ready", "release"], "only start-up's burst")
     }
 
+    @Test("the first listing asks for the versions of every run it begins in one batch, before the first begin")
+    func versionsPrefetched() throws {
+        // Three units whose last runs ended before lifecycled stopped; two run again when it starts.
+        let records = ["web-a.service", "web-b.service", "web-c.service"].map { unit in
+            UnitRecord(unit: unit, invocationID: H.run("z"), runEnded: true, sequence: 1)
+        }
+        var h = try H(records: records)
+        h.send(.start)
+        h.send(.listing([
+            H.snapshot("active", "a", second: 1, unit: "web-a.service"),
+            H.snapshot("active", "b", second: 1, unit: "web-b.service"),
+            H.snapshot("inactive", "c", second: 1, unit: "web-c.service"),
+        ]))
+        #expect(h.prefetched == [[
+            UnitRun(unit: "web-a.service", invocationID: H.run("a")),
+            UnitRun(unit: "web-b.service", invocationID: H.run("b")),
+        ]], "running units only, the stopped one begins nothing")
+        #expect(h.versionReads == ["web-a.service", "web-b.service"], "each begin still reads its version")
+        #expect(h.dispatches(of: "web-a.service").count == 1)
+        #expect(h.dispatches(of: "web-b.service").count == 1)
+
+        // One begin alone reads its version itself.
+        h.send(.changed(H.snapshot("active", "d", second: 2, unit: "web-c.service")))
+        #expect(h.prefetched.count == 1)
+        #expect(h.versionReads.last == "web-c.service")
+    }
+
     @Test("an entry journald accepted and dropped is looked for later and sent again")
     func droppedAfterAcceptance() throws {
         var h = try tracking()
