@@ -118,16 +118,19 @@ extension LifecycleDaemon {
 
     /// Subscribes to systemd for `patterns`, replacing the current subscription (none when `patterns` is empty).
     private func watch(_ patterns: [UnitPattern]) async throws {
-        let isFirst = source == nil && sourceTask == nil
+        let isFirst = source == nil
         await stopSource()
         guard !patterns.isEmpty else { return }
         do {
             let source = try SystemdUnitSource(
-                address: options.bus(core.configuration), patterns: patterns, thread: thread, logger: logger
+                address: options.bus(core.configuration), patterns: patterns, thread: thread, logger: logger,
+                eventHandler: { [input] event in
+                    // On the loop's thread, as each signal is processed: straight into the loop's inputs.
+                    if let next = DaemonInput(event) { input.yield(next) }
+                }
             )
             try await source.start()
             self.source = source
-            sourceTask = Task(executorPreference: thread) { await self.forward(source) }
         } catch {
             if isFirst { throw error }
             logger.error("Failed to watch the units of the new configuration", metadata: ["error": "\(error)"])
@@ -136,9 +139,7 @@ extension LifecycleDaemon {
 
     func stopSource() async {
         await source?.stop()
-        await sourceTask?.value
         source = nil
-        sourceTask = nil
     }
 
     private func arm(_ timer: DaemonTimer, at time: Milliseconds) {

@@ -28,7 +28,6 @@ public actor LifecycleDaemon {
     private let inputs: AsyncStream<DaemonInput>
     let input: AsyncStream<DaemonInput>.Continuation
     var source: SystemdUnitSource?
-    var sourceTask: Task<Void, Never>?
     var manager: ManagerObject?
     var timers: [DaemonTimer: BusTimerID] = [:]
     /// D-Bus calls waiting for the core's reply.
@@ -119,20 +118,6 @@ public actor LifecycleDaemon {
             }
         }
         return true
-    }
-
-    /// Feeds systemd's unit events into the loop, translated into inputs.
-    func forward(_ source: SystemdUnitSource) async {
-        for await event in source.events {
-            switch event {
-            case .initial(let snapshots): input.yield(.listing(snapshots))
-            case .changed(let snapshot): input.yield(.changed(snapshot))
-            case .reloading(let active): input.yield(.reloading(active))
-            case .signalsLost: input.yield(.signalsLost)
-            case .connectionLost(let error): input.yield(.connectionLost("\(error)"))
-            case .removed, .jobRemoved: break
-            }
-        }
     }
 
     /// SIGHUP reads the configuration again (the core takes it or keeps the previous one); SIGTERM and SIGINT stop.

@@ -148,6 +148,6 @@ extension SystemdUnitSource {
             return units[entry.name]?.snapshot(name: entry.name)
         }
         logger.debug("Resynced with systemd", metadata: ["units": "\(snapshots.count)"])
-        continuation.yield(.initial(snapshots.sorted { $0.name < $1.name }))
+        deliver(.initial(snapshots.sorted { $0.name < $1.name }))
     }
 }
