@@ -275,23 +275,36 @@ struct SystemdUnitSourceTests {
         }
     }
 
-    @Test("reads ahead the definitions of loaded units about to start, so that their runs ask nothing more")
+    @Test("reads ahead the definitions of loaded units about to start, only the parts asked for, and no more later")
     func prefetch() async throws {
         try await Fixture.run { fixture in
             try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
             await fixture.source.prefetchDetails(of: [
-                ("web.service", UnitFixtures.invocationHex), ("ghost.service", UnitFixtures.invocationHex),
+                ("web.service", UnitFixtures.invocationHex, .mainExecutable),
+                ("ghost.service", UnitFixtures.invocationHex, .mainExecutable),
             ])
             let afterPrefetch = fixture.systemd.calls.get
             #expect(afterPrefetch == Self.fullReads + [
+                "web.service org.freedesktop.systemd1.Service.ExecStart",
+            ], "one property for the executable, nothing for a unit that is not loaded")
+            let details = try await fixture.source.details(
+                of: "web.service", invocationID: UnitFixtures.invocationHex, reading: .mainExecutable
+            )
+            #expect(details == UnitDetails(mainExecutable: "/usr/sbin/web"))
+            #expect(fixture.systemd.calls.get == afterPrefetch)
+
+            // Another part (a rule with another version source) is read then, and kept with the first.
+            let more = try await fixture.source.details(
+                of: "web.service", invocationID: UnitFixtures.invocationHex, reading: [.mainExecutable, .unitFiles]
+            )
+            #expect(more == UnitDetails(
+                mainExecutable: "/usr/sbin/web", fragmentPath: "/etc/systemd/system/web.service",
+                dropInPaths: ["/etc/systemd/system/web.service.d/10-limits.conf"]
+            ))
+            #expect(fixture.systemd.calls.get == afterPrefetch + [
                 "web.service org.freedesktop.systemd1.Unit.FragmentPath",
                 "web.service org.freedesktop.systemd1.Unit.DropInPaths",
-                "web.service org.freedesktop.systemd1.Service.ExecStart",
-                "web.service org.freedesktop.systemd1.Service.Environment",
-            ], "nothing for a unit that is not loaded")
-            let details = try await fixture.source.details(of: "web.service", invocationID: UnitFixtures.invocationHex)
-            #expect(details.mainExecutable == "/usr/sbin/web")
-            #expect(fixture.systemd.calls.get == afterPrefetch)
+            ])
         }
     }
 

@@ -49,7 +49,9 @@ extension LifecycleDaemon {
         case .reply(let token, let result):
             replies.removeValue(forKey: token)?.resume(returning: result)
         case .prefetchVersions(let runs):
-            await source?.prefetchDetails(of: runs.map { ($0.unit, $0.invocationID) })
+            await source?.prefetchDetails(of: runs.map { run in
+                (run.unit, run.invocationID, core.configuration.versionSource(for: run.unit).detailsParts)
+            })
         case .releaseMemory:
             ProcessMemory.releaseFreeHeap()
         case .notify(let notifications):
@@ -154,7 +156,7 @@ extension LifecycleDaemon {
         guard let source else { return nil }
         let details: UnitDetails
         do {
-            details = try await source.details(of: unit, invocationID: invocationID)
+            details = try await source.details(of: unit, invocationID: invocationID, reading: versionSource.detailsParts)
         } catch where error.errno == ENOENT {
             // A short-lived run (a oneshot, a transient unit) is often unloaded before its start is handled: expected.
             logger.debug("No version for \(unit): it is no longer loaded")
@@ -186,6 +188,18 @@ extension LogLine.Level {
         case .notice: .notice
         case .warning: .warning
         case .error: .error
+        }
+    }
+}
+
+extension VersionSource {
+    /// What of a unit's definition the source needs: one property for the default `executable`, not all four.
+    var detailsParts: UnitDetails.Parts {
+        switch self {
+        case .executable: .mainExecutable
+        case .unitFile: .unitFiles
+        case .environment: .environment
+        case .none: []
         }
     }
 }

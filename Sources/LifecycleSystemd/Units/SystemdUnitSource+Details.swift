@@ -5,8 +5,8 @@ import Glibc
 extension SystemdUnitSource {
     /// Reads what version detection needs about one run of a watched unit, while that run's unit is loaded.
     ///
-    /// Reads `FragmentPath` and `DropInPaths` (`.Unit`), and for services `ExecStart` and `Environment` (`.Service`),
-    /// with `org.freedesktop.DBus.Properties.Get`, all sent before any reply is awaited: one round trip.
+    /// Reads only the `parts` asked for: `ExecStart` (services), `FragmentPath` and `DropInPaths`, `Environment`
+    /// (services), with `org.freedesktop.DBus.Properties.Get`, all sent before any reply is awaited: one round trip.
     ///
     /// The answer is kept until PID 1 loads the unit again (`UnitRemoved`, a reload, a new bus owner), so a unit that
     /// starts again makes no call: the round trip waited in PID 1 behind whatever job came next, and was most of the
@@ -24,10 +24,13 @@ extension SystemdUnitSource {
     /// - Parameters:
     ///   - unit: The unit name, e.g. `nginx.service`.
     ///   - invocationID: The run's invocation ID, 32 lower-case hex digits.
-    /// - Returns: The details.
+    ///   - parts: What to read.
+    /// - Returns: The details, with the `parts` asked for filled in.
     /// - Throws: ``SystemdError`` with `ENOENT` if the unit is not watched and loaded or the run's unit is gone, else
     ///   the first read's error.
-    public func details(of unit: String, invocationID: String) async throws(SystemdError) -> UnitDetails {
+    public func details(
+        of unit: String, invocationID: String, reading parts: UnitDetails.Parts = .all
+    ) async throws(SystemdError) -> UnitDetails {
         let operation = "read the details of \(unit)"
         guard units[unit] != nil, Self.isInvocationID(invocationID) else {
             throw SystemdError(
@@ -35,11 +38,12 @@ extension SystemdUnitSource {
                 message: "Unit \(unit) is not loaded or not watched, or run \(invocationID) is unknown"
             )
         }
-        if let known = details[unit] { return known }
+        if let known = details[unit], known.parts.isSuperset(of: parts) { return known.details }
         guard let connection, isEstablished else {
             throw SystemdError(errno: ENOTCONN, operation: operation, message: "Not connected to the \(address)")
         }
-        let read = try await readDetails(of: [(unit, invocationID)], on: connection)
+        let missing = parts.subtracting(details[unit]?.parts ?? [])
+        let read = try await readDetails(of: [(unit, invocationID, missing)], on: connection)
         guard let result = read[unit] else {
             throw SystemdError(errno: EIO, operation: operation, message: "No reply")
         }
@@ -47,54 +51,67 @@ extension SystemdUnitSource {
     }
 
     /// Reads, in one pipelined batch, the definitions of watched units whose runs are about to be recorded and that
-    /// are not known yet, so that each run's ``details(of:invocationID:)`` finds it: the first start with a thousand
-    /// running units made a thousand round trips one after the other. Failures are left for that call to report.
-    public func prefetchDetails(of runs: [(unit: String, invocationID: String)]) async {
-        let wanted = runs.filter { units[$0.unit] != nil && details[$0.unit] == nil && Self.isInvocationID($0.invocationID) }
+    /// are not known yet, so that each run's ``details(of:invocationID:reading:)`` finds it: the first start with a
+    /// thousand running units made a thousand round trips one after the other. Failures are left for that call to
+    /// report.
+    public func prefetchDetails(of runs: [(unit: String, invocationID: String, parts: UnitDetails.Parts)]) async {
+        let wanted = runs.compactMap { run -> (unit: String, invocationID: String, parts: UnitDetails.Parts)? in
+            let missing = run.parts.subtracting(details[run.unit]?.parts ?? [])
+            guard units[run.unit] != nil, Self.isInvocationID(run.invocationID), !missing.isEmpty else { return nil }
+            return (run.unit, run.invocationID, missing)
+        }
         guard !wanted.isEmpty, let connection, isEstablished else { return }
         _ = try? await readDetails(of: wanted, on: connection)
     }
 
-    /// Reads the definitions of `runs`' units by their invocation IDs, all pipelined; keeps each that was read.
+    /// Reads the `parts` of `runs`' units by their invocation IDs, all pipelined; keeps each that was read, with what
+    /// was known before.
     private func readDetails(
-        of runs: [(unit: String, invocationID: String)], on connection: BusConnection
+        of runs: [(unit: String, invocationID: String, parts: UnitDetails.Parts)], on connection: BusConnection
     ) async throws(SystemdError) -> [String: Result<UnitDetails, SystemdError>] {
         let epoch = detailsEpoch
         var reads: [PropertyRead] = []
-        var expected: [String: Int] = [:]
-        for (unit, invocationID) in runs where expected[unit] == nil {
+        var expected: [String: (count: Int, parts: UnitDetails.Parts)] = [:]
+        var results: [String: Result<UnitDetails, SystemdError>] = [:]
+        for (unit, invocationID, parts) in runs where expected[unit] == nil {
             let path = SystemdNames.unitPathPrefix + "/" + invocationID
-            let names = SystemdNames.typeInterface(forUnit: unit) == SystemdNames.serviceInterface
-                ? [(SystemdNames.unitInterface, "FragmentPath"), (SystemdNames.unitInterface, "DropInPaths"),
-                   (SystemdNames.serviceInterface, "ExecStart"), (SystemdNames.serviceInterface, "Environment")]
-                : [(SystemdNames.unitInterface, "FragmentPath"), (SystemdNames.unitInterface, "DropInPaths")]
+            let isService = SystemdNames.typeInterface(forUnit: unit) == SystemdNames.serviceInterface
+            var names: [(String, String)] = []
+            if parts.contains(.unitFiles) {
+                names += [(SystemdNames.unitInterface, "FragmentPath"), (SystemdNames.unitInterface, "DropInPaths")]
+            }
+            if isService, parts.contains(.mainExecutable) { names.append((SystemdNames.serviceInterface, "ExecStart")) }
+            if isService, parts.contains(.environment) { names.append((SystemdNames.serviceInterface, "Environment")) }
             reads += names.map { PropertyRead(unit: unit, path: path, interface: $0.0, name: $0.1) }
-            expected[unit] = names.count
+            expected[unit] = (names.count, parts)
+            if names.isEmpty { results[unit] = .success(UnitDetails()) }  // nothing a unit of its type has
         }
         // Each unit is parsed as soon as its last reply is in, so that no more than a window of replies is held.
         var replies: [String: [String: Result<BusMessage, SystemdError>]] = [:]
-        var results: [String: Result<UnitDetails, SystemdError>] = [:]
         try await get(reads, on: connection) { read, result in
             replies[read.unit, default: [:]][read.name] = result
-            guard let answered = replies[read.unit], answered.count == expected[read.unit] else { return }
+            guard let answered = replies[read.unit], answered.count == expected[read.unit]?.count else { return }
             replies[read.unit] = nil
             results[read.unit] = Result { () throws(SystemdError) in try Self.parseDetails(of: read.unit, answered) }
         }
         for (unit, result) in results {
-            if case .success(let read) = result, epoch == detailsEpoch, units[unit] != nil { details[unit] = read }
+            guard case .success(let read) = result, let parts = expected[unit]?.parts else { continue }
+            let merged = (details[unit]?.details).map { read.merged(into: $0, parts: parts) } ?? read
+            if epoch == detailsEpoch, units[unit] != nil {
+                details[unit] = (parts.union(details[unit]?.parts ?? []), merged)
+            }
+            results[unit] = .success(merged)
         }
         return results
     }
 
-    /// A unit's definition from the replies to its reads, by property name.
+    /// A unit's definition from the replies to its reads, by property name; the parts not read stay empty.
     private static func parseDetails(
         of unit: String, _ replies: [String: Result<BusMessage, SystemdError>]
     ) throws(SystemdError) -> UnitDetails {
         let operation = "read the details of \(unit)"
-        func reply(_ name: String) throws(SystemdError) -> BusMessage {
-            guard let result = replies[name] else {
-                throw SystemdError(errno: EIO, operation: operation, message: "No reply for \(name)")
-            }
+        func reply(_ name: String) throws(SystemdError) -> BusMessage? {
+            guard let result = replies[name] else { return nil }
             do {
                 return try result.get()
             } catch where error.busErrorName == SystemdNames.noUnitForInvocationID {
@@ -103,15 +120,12 @@ extension SystemdUnitSource {
                 )
             }
         }
-        let fragmentPath = try reply("FragmentPath").readVariant(String.self)
-        let dropInPaths = try reply("DropInPaths").readVariant([String].self)
-        guard replies["ExecStart"] != nil else {
-            return UnitDetails(mainExecutable: nil, fragmentPath: fragmentPath, dropInPaths: dropInPaths, environment: [])
-        }
-        return UnitDetails(
-            mainExecutable: try readMainExecutable(try reply("ExecStart")), fragmentPath: fragmentPath,
-            dropInPaths: dropInPaths, environment: try reply("Environment").readVariant([String].self)
-        )
+        var read = UnitDetails()
+        if let message = try reply("FragmentPath") { read.fragmentPath = try message.readVariant(String.self) }
+        if let message = try reply("DropInPaths") { read.dropInPaths = try message.readVariant([String].self) }
+        if let message = try reply("ExecStart") { read.mainExecutable = try readMainExecutable(message) }
+        if let message = try reply("Environment") { read.environment = try message.readVariant([String].self) }
+        return read
     }
 
     /// Forgets what was read of `unit`'s definition, or of every unit's.

@@ -54,9 +54,10 @@ public actor SystemdUnitSource {
     var units: [String: WatchedUnit] = [:]
     /// Units removed during a reload, kept until the listing after it says whether they are loaded again.
     var parked: [String: WatchedUnit] = [:]
-    /// What version detection read of each loaded unit (``details(of:invocationID:)``): it comes from the unit's
-    /// definition, which changes only when PID 1 loads the unit again, after `UnitRemoved` or with a reload.
-    var details: [String: UnitDetails] = [:]
+    /// What version detection read of each loaded unit (``details(of:invocationID:reading:)``), and which parts: it
+    /// comes from the unit's definition, which changes only when PID 1 loads the unit again, after `UnitRemoved` or
+    /// with a reload.
+    var details: [String: (parts: UnitDetails.Parts, details: UnitDetails)] = [:]
     /// Bumped whenever ``details`` loses entries, so that reads sent before are not kept.
     var detailsEpoch = 0
     /// Between `Reloading(true)` and `Reloading(false)`.
