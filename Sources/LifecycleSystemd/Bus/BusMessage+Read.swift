@@ -211,8 +211,8 @@ extension BusMessage {
             guard r > 0, let name else { throw Self.missing("a property name") }
             if let known = wanted.match(name) {
                 try body(known, self)
-            }
-            if try !isAtEndOfContainer {
+                if try !isAtEndOfContainer { try skip("v") }
+            } else {
                 try skip("v")
             }
             try exitContainer()
