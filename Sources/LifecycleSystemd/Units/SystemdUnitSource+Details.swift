@@ -18,7 +18,7 @@ extension SystemdUnitSource {
     /// by its name. PID 1 resolves such a path among its loaded units only: when the run's unit was garbage-collected
     /// it answers `NoUnitForInvocationID`, where a read by name would load the unit again (and PID 1 would collect it
     /// once more). Short-lived transient units are usually collected before their start is handled. It also means
-    /// the details are those of this run, never of a later run of the same name. Units the source has seen removed
+    /// the details never come from a later load of the unit than this run's. Units the source has seen removed
     /// (`UnitRemoved`) are refused without a call.
     ///
     /// - Parameters:
