@@ -285,6 +285,41 @@ test_transient_exit_0() {
 }
 unit_is_gone() { [[ $(unit_prop "$1" LoadState) == not-found ]]; }
 
+# Transient units that finish and are garbage-collected before lifecycled gets to their start (lifecycled is
+# SIGSTOPped meanwhile): each is recorded, launch and sleep, and none is asked about by name, which would make PID 1
+# load it again (a call on /org/freedesktop/systemd1/unit/<escaped name> loads the unit). Here the source has seen each
+# UnitRemoved before the version read, so it asks nothing; the race where PID 1 collects a unit between the two is
+# what the version read by invocation ID closes (SystemdUnitSourceTests; goals.sh counts it under load). The units
+# are listed with ListUnitsByPatterns, which loads nothing either (`systemctl show` would).
+test_collected_units_not_loaded_again() {
+    local count=20 i lc_pid by_name removed_twice names
+    c_exec systemd-run --quiet --unit=gc-monitor.service -p StandardOutput=file:/run/gc-monitor.json stdbuf -oL \
+        busctl monitor --json=short org.freedesktop.systemd1
+    sleep 1
+    lc_pid=$(unit_prop lifecycled.service MainPID)
+    c_exec kill -STOP "$lc_pid"
+    for ((i = 0; i < count; i++)); do
+        c_exec systemd-run --quiet --unit="lc-gc-$i.service" true
+    done
+    wait_for "$WAIT" gc_units_gone
+    c_exec kill -CONT "$lc_pid"
+    for ((i = 0; i < count; i++)); do
+        wait_dispatches "lc-gc-$i.service" 2
+    done
+    sleep 1
+    c_exec systemctl stop gc-monitor.service
+    c_exec cat /run/gc-monitor.json >"$work/gc-monitor.json"
+    by_name=$(jq -rR 'fromjson? | select(.type == "method_call" and (.path // "" | startswith("/org/freedesktop/systemd1/unit/lc_2dgc_2d")))
+        | "\(.member) \(.path)"' "$work/gc-monitor.json")
+    [[ -z $by_name ]] || fail "collected units were asked about by name: $(head -5 <<<"$by_name")"
+    names=$(jq -rR 'fromjson? | select(.type == "signal" and .member == "UnitRemoved") | .payload.data[0]' \
+        "$work/gc-monitor.json" | grep '^lc-gc-' | sort | uniq -c)
+    assert_eq "$count" "$(grep -c . <<<"$names")" "units removed"
+    removed_twice=$(awk '$1 != 1' <<<"$names")
+    [[ -z $removed_twice ]] || fail "loaded again after they were collected (times removed, unit): $removed_twice"
+}
+gc_units_gone() { [[ -z $(c_exec systemctl list-units --all --no-legend --plain 'lc-gc-*') ]]; }
+
 # write_app COMMENT: (re)writes the "application" lc-app.service runs, as a new file renamed into place.
 write_app() {
     c_exec mkdir -p /opt/lc-bin
@@ -643,6 +678,8 @@ run_test "SIGKILL with Restart=on-failure: crash notice, then a crash launch" te
 run_test "failed start (exit 203): crash notice" test_failed_start_is_a_crash
 run_test "oneshot: launch then sleep" test_oneshot
 run_test "transient unit exiting 0: launch, sleep, state kept" test_transient_exit_0
+run_test "transient units collected before lifecycled saw them start are recorded, never asked about by name" \
+    test_collected_units_not_loaded_again
 run_test "replaced executable: update launch" test_executable_replaced
 run_test "daemon-reload and daemon-reexec dispatch nothing" test_reload_and_reexec_dispatch_nothing
 run_test "restart of lifecycled: no dispatch, state survives" test_lifecycled_restart_keeps_running_unit
