@@ -47,6 +47,24 @@ public struct JSONLayoutWriter {
     public mutating func bool(_ value: Bool) { value ? json.raw("true") : json.raw("false") }
     public mutating func newline() { json.byte(UInt8(ascii: "\n")) }
 
+    /// An object member with a plain value; nothing for an absent one, as `Codable`'s `encodeIfPresent` writes.
+    public mutating func member(_ key: String, _ value: Int64?) {
+        guard let value else { return }
+        self.key(key)
+        integer(value)
+    }
+
+    public mutating func member(_ key: String, _ value: String?) {
+        guard let value else { return }
+        self.key(key)
+        string(value)
+    }
+
+    public mutating func member(_ key: String, _ value: Bool) {
+        self.key(key)
+        bool(value)
+    }
+
     private mutating func open(_ bracket: StaticString) {
         json.raw(bracket)
         isEmpty.append(true)

@@ -44,30 +44,18 @@ extension UnitRecord {
             writer.key("crash_results")
             writer.beginObject()
             for (result, count) in crashResults.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }) {
-                writer.key(result)
-                writer.integer(Int64(count))
+                writer.member(result, Int64(count))
             }
             writer.endObject()
         }
-        if let invocationID {
-            writer.key("invocation_id")
-            writer.string(invocationID)
-        }
+        writer.member("invocation_id", invocationID)
         if let lastFailure {
             writer.key("last_failure")
             writer.beginObject()
-            if let exitCode = lastFailure.exitCode {
-                writer.key("exit_code")
-                writer.string(exitCode)
-            }
-            if let exitStatus = lastFailure.exitStatus {
-                writer.key("exit_status")
-                writer.integer(exitStatus)
-            }
-            writer.key("result")
-            writer.string(lastFailure.result)
-            writer.key("time")
-            writer.integer(lastFailure.time)
+            writer.member("exit_code", lastFailure.exitCode)
+            writer.member("exit_status", lastFailure.exitStatus)
+            writer.member("result", lastFailure.result)
+            writer.member("time", lastFailure.time)
             writer.endObject()
         }
         if !pendingDispatches.isEmpty {
@@ -98,67 +86,38 @@ extension UnitRecord {
             }
             writer.endArray()
         }
-        if runEnded {
-            writer.key("run_ended")
-            writer.bool(true)
-        }
-        writer.key("schema_version")
-        writer.integer(Int64(Self.currentSchemaVersion))
+        if runEnded { writer.member("run_ended", true) }
+        writer.member("schema_version", Int64(Self.currentSchemaVersion))
         writer.key("sequence")
         writer.unsigned(sequence)
         writer.key("state")
         Self.write(state, to: &writer)
-        writer.key("unit")
-        writer.string(unit)
-        if updateCount > 0 {
-            writer.key("update_count")
-            writer.integer(Int64(updateCount))
-        }
+        writer.member("unit", unit)
+        if updateCount > 0 { writer.member("update_count", Int64(updateCount)) }
         writer.endObject()
     }
 
     /// ``UnitState`` as its synthesized `Codable` form gives it: every key, but absent optionals.
     private static func write(_ state: UnitState, to writer: inout JSONLayoutWriter) {
         writer.beginObject()
-        if let version = state.version {
-            writer.key("app_version")
-            writer.string(version)
-        }
-        writer.key("count_launch")
-        writer.integer(Int64(state.launchCount))
-        writer.key("count_sleep")
-        writer.integer(Int64(state.sleepCount))
-        writer.key("count_total_crash")
-        writer.integer(Int64(state.totalCrashCount))
-        writer.key("count_total_launch")
-        writer.integer(Int64(state.totalLaunchCount))
-        writer.key("count_total_sleep")
-        writer.integer(Int64(state.totalSleepCount))
-        writer.key("count_total_wake")
-        writer.integer(Int64(state.totalWakeCount))
-        writer.key("count_wake")
-        writer.integer(Int64(state.wakeCount))
-        writer.key("has_launched_in_run")
-        writer.bool(state.hasLaunchedInRun)
-        if let lastEvent = state.lastEvent {
-            writer.key("last_event")
-            writer.string(lastEvent.rawValue)
-        }
-        writer.key("prior_seconds_awake")
-        writer.integer(state.priorSecondsAwake)
-        writer.key("schema_version")
-        writer.integer(Int64(state.schemaVersion))
-        for (key, time) in [
-            ("timestamp_first_launch", state.firstLaunch), ("timestamp_last_launch", state.lastLaunch),
-            ("timestamp_last_sleep", state.lastSleep), ("timestamp_last_wake", state.lastWake),
-            ("timestamp_update", state.update),
-        ] {
-            guard let time else { continue }
-            writer.key(key)
-            writer.integer(time)
-        }
-        writer.key("total_seconds_awake")
-        writer.integer(state.totalSecondsAwake)
+        writer.member("app_version", state.version)
+        writer.member("count_launch", Int64(state.launchCount))
+        writer.member("count_sleep", Int64(state.sleepCount))
+        writer.member("count_total_crash", Int64(state.totalCrashCount))
+        writer.member("count_total_launch", Int64(state.totalLaunchCount))
+        writer.member("count_total_sleep", Int64(state.totalSleepCount))
+        writer.member("count_total_wake", Int64(state.totalWakeCount))
+        writer.member("count_wake", Int64(state.wakeCount))
+        writer.member("has_launched_in_run", state.hasLaunchedInRun)
+        writer.member("last_event", state.lastEvent?.rawValue)
+        writer.member("prior_seconds_awake", state.priorSecondsAwake)
+        writer.member("schema_version", Int64(state.schemaVersion))
+        writer.member("timestamp_first_launch", state.firstLaunch)
+        writer.member("timestamp_last_launch", state.lastLaunch)
+        writer.member("timestamp_last_sleep", state.lastSleep)
+        writer.member("timestamp_last_wake", state.lastWake)
+        writer.member("timestamp_update", state.update)
+        writer.member("total_seconds_awake", state.totalSecondsAwake)
         writer.endObject()
     }
 }
