@@ -65,7 +65,7 @@ extension DaemonCore {
             history: readsManagerJournal ? .sinceLastTracking(orWholeJournal: configuration.historyFromJournal) : .none,
             catchUp: units.sorted().map { ($0, tracker.records[$0]?.sequence) },
             endings: readsManagerJournal
-                ? tracker.runsToLookUp(in: listing).map { UnitRun(unit: $0.unit, invocationID: $0.invocationID) } : [],
+                ? tracker.runsToLookUp(in: listing).map { UnitRunID(unit: $0.unit, invocationID: $0.invocationID) } : [],
             patterns: configuration.watch.map(\.pattern)
         )
     }
@@ -177,7 +177,7 @@ extension DaemonCore {
             return true
         }
         guard runs.count > 1 else { return }
-        effects.append(.prefetchVersions(runs.map { UnitRun(unit: $0.unit, invocationID: $0.invocationID) }))
+        effects.append(.prefetchVersions(runs.map { UnitRunID(unit: $0.unit, invocationID: $0.invocationID) }))
     }
 
     private mutating func readVersion(_ transition: MappedTransition) {

@@ -14,7 +14,7 @@ public enum DaemonEffect: Sendable, Equatable {
     case lookUp([PendingDispatch], purpose: LookUpPurpose)
     /// Read ahead, in one batch, what the versions of these runs will need, for the ``readVersion(unit:invocationID:source:)``
     /// that follow (no answer).
-    case prefetchVersions([UnitRun])
+    case prefetchVersions([UnitRunID])
     /// Read the version of the unit's run by its source while the run's unit is loaded; answer
     /// ``DaemonInput/versionRead(unit:version:)``.
     case readVersion(unit: String, invocationID: String, source: VersionSource)

@@ -19,12 +19,12 @@ public struct RecoveryQuery: Sendable, Equatable {
     /// Units whose own dispatches to read, with the sequence their record holds (nil: no record; only the newest).
     public var catchUp: [(unit: String, recordedSequence: UInt64?)]
     /// Stored runs to look up in PID 1's entries when the history does not say how they ended.
-    public var endings: [UnitRun]
+    public var endings: [UnitRunID]
     /// The watched patterns: units the history shows are caught up with too, when watched.
     public var patterns: [UnitPattern]
 
     public init(
-        history: HistoryWindow, catchUp: [(unit: String, recordedSequence: UInt64?)], endings: [UnitRun],
+        history: HistoryWindow, catchUp: [(unit: String, recordedSequence: UInt64?)], endings: [UnitRunID],
         patterns: [UnitPattern] = []
     ) {
         self.history = history

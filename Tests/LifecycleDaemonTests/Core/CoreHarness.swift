@@ -40,7 +40,7 @@ struct CoreHarness {
     /// Start-up's milestones in order: "leftovers" (the look-up of pending entries), "ready", "release" (memory).
     var milestones: [String] = []
     /// Each batch of runs whose versions were asked for ahead.
-    var prefetched: [[UnitRun]] = []
+    var prefetched: [[UnitRunID]] = []
     /// Version reads, by unit, in order.
     var versionReads: [String] = []
 

@@ -95,8 +95,8 @@ struct DaemonCoreDeliveryTests {
             H.snapshot("inactive", "c", second: 1, unit: "web-c.service"),
         ]))
         #expect(h.prefetched == [[
-            UnitRun(unit: "web-a.service", invocationID: H.run("a")),
-            UnitRun(unit: "web-b.service", invocationID: H.run("b")),
+            UnitRunID(unit: "web-a.service", invocationID: H.run("a")),
+            UnitRunID(unit: "web-b.service", invocationID: H.run("b")),
         ]], "running units only, the stopped one begins nothing")
         #expect(h.versionReads == ["web-a.service", "web-b.service"], "each begin still reads its version")
         #expect(h.dispatches(of: "web-a.service").count == 1)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// One run of a unit: the unit's name and the run's InvocationID.
-public struct UnitRun: Sendable, Hashable {
+/// Which run of which unit: the unit's name and the run's InvocationID.
+public struct UnitRunID: Sendable, Hashable {
     public var unit: String
     public var invocationID: String
 
