@@ -169,6 +169,21 @@ struct UnitRecordJSONTests {
         var warnings: [StateStoreWarning] = []
         #expect(try store.load(unit: record.unit, warnings: &warnings) == record)
     }
+
+    @Test("the writer follows the path when the directory was moved aside and a new one put in its place")
+    func directoryReplaced() throws {
+        let directory = try TemporaryDirectory()
+        let store = StateStore(directory: directory.path + "/state")
+        let writer = StateFileWriter(store: store)
+        var record = Self.records(seed: 7, count: 1)[0]
+        try writer.save(record)
+        try FileManager.default.moveItem(atPath: directory.path + "/state", toPath: directory.path + "/aside")
+        try FileManager.default.createDirectory(atPath: directory.path + "/state/units", withIntermediateDirectories: true)
+        record.sequence += 1
+        try writer.save(record)
+        var warnings: [StateStoreWarning] = []
+        #expect(try store.load(unit: record.unit, warnings: &warnings) == record, "saved where the path leads")
+    }
 }
 
 /// A small deterministic generator (SplitMix64), so a failing seed fails again.

@@ -12,9 +12,9 @@ import Darwin
 /// the work that each save would otherwise repeat. A record is saved twice per run, so this is on the daemon's path
 /// for every run.
 ///
-/// - The units directory is opened (and created) once and kept open. Before each save one `fstat` checks that it
-///   still has a link: a directory removed while lifecycled runs is created and opened again, so no save goes into
-///   a deleted directory.
+/// - The units directory is opened (and created) once and kept open. Before each save one `stat` of its path checks
+///   that the path still leads to it: a directory removed, or moved aside and replaced, while lifecycled runs is
+///   opened (and created) again, so no save goes into a deleted or moved directory.
 /// - The existing file is not read back to refuse one from a newer lifecycled: the daemon loaded every file with
 ///   ``StateStore/loadAll()``, which refuses such files, and holds the directory's lock (``StateDirectoryLock``), so
 ///   no other lifecycled writes there meanwhile.
@@ -23,6 +23,8 @@ import Darwin
 public final class StateFileWriter {
     public let store: StateStore
     private var directoryFD: CInt = -1
+    /// Device and inode of the open directory, to tell whether its path still leads to it.
+    private var directoryIdentity: (device: dev_t, inode: ino_t)?
 
     /// A writer for `store`, which must not be read-only. Nothing is opened until the first save.
     public init(store: StateStore) {
@@ -51,14 +53,22 @@ public final class StateFileWriter {
         }
     }
 
+    /// The open units directory, opened (and created) again when its path no longer leads to it: removed, or moved
+    /// aside with a new one in its place.
     private func openDirectory() throws(StateStoreError) -> CInt {
         if directoryFD >= 0 {
             var status = stat()
-            if fstat(directoryFD, &status) == 0, status.st_nlink > 0 { return directoryFD }
+            if stat(store.unitsDirectory, &status) == 0, let known = directoryIdentity,
+               status.st_dev == known.device, status.st_ino == known.inode
+            {
+                return directoryFD
+            }
             Posix.closeIgnoringErrors(directoryFD)
             directoryFD = -1
         }
         directoryFD = try store.openUnitsDirectory()
+        var status = stat()
+        directoryIdentity = fstat(directoryFD, &status) == 0 ? (status.st_dev, status.st_ino) : nil
         return directoryFD
     }
 }
