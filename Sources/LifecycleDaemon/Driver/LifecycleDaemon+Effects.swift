@@ -53,7 +53,7 @@ extension LifecycleDaemon {
                 (run.unit, run.invocationID, core.configuration.versionSource(for: run.unit).detailsParts)
             })
         case .releaseMemory:
-            ProcessMemory.releaseFreeHeap()
+            ProcessMemory.releaseStartupMemory()
         case .notify(let notifications):
             do {
                 _ = try notifier.notify(notifications)
