@@ -356,6 +356,11 @@ monitor_stop "$work/monitor-churn.json"
 say "  $mon_line"
 calls "$work/monitor-churn.json" | awk -v n="$MONITOR_UNITS" 'NR <= 15 { printf "    %6d  %5.2f per run  %s\n", $1, $1 / n, substr($0, index($0, $2)) }'
 
+# Resident memory again, after every step above: code that start-up dropped and later steps ran is back by now.
+lc_rss_end=$(status_kb "$lc_pid" VmRSS) lc_anon_end=$(status_kb "$lc_pid" RssAnon)
+say "  after every step: lifecycled VmRSS $(mb "$lc_rss_end") MB (RssAnon $(mb "$lc_anon_end"))," \
+    "floor VmRSS $(mb "$(status_kb "$floor_pid" VmRSS)") MB"
+
 container_poweroff
 run_busy=$(busy_since "$run_mark")
 
@@ -372,6 +377,7 @@ row "READY=1, restarts" "<= 1 s" "$(awk '{ printf "%s%s", s, $1; s = ", " } END 
 row "READY=1, first start after a reload while stopped" "<= 1 s" "$(awk '{ printf "%s%s", s, $1; s = ", " } END { print " ms" }' "$work/ready-after-reload.txt")" "-" ""
 row "VmRSS with $MEM_UNITS units, MB" "<= 16" "$(mb "$lc_rss")" "$(mb "$fl_rss")" "$(ratio "$lc_rss" "$fl_rss" 1)"
 row "  RssAnon, MB" "-" "$(mb "$lc_anon")" "$(mb "$fl_anon")" "$(ratio "$lc_anon" "$fl_anon" 1)"
+row "  VmRSS after every step (RssAnon), MB" "-" "$(mb "$lc_rss_end") ($(mb "$lc_anon_end"))" "-" ""
 row "context switches in $IDLE_SECONDS s idle" "pings" "$lc_idle ($idle_perf)" "$fl_idle" ""
 row "p99 state change -> dispatch, back to back, ms" "<= 5" "$lat_p99 (p50 $lat_p50, n=$lat_n)" "-" ""
 row "  p99 after PID 1's own journal entry, ms" "-" "$lat1_p99 (p50 $lat1_p50, n=$lat1_n)" "-" ""
