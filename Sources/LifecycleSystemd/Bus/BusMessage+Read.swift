@@ -72,6 +72,15 @@ extension BusMessage {
         )
     }
 
+    /// Reads an `s` and hands it to `body` where it lies in the message, without copying it into a `String`.
+    func withString<Result>(_ body: (UnsafePointer<CChar>) -> Result) throws(SystemdError) -> Result {
+        var text: UnsafePointer<CChar>?
+        let r = sd_bus_message_read_basic(pointer, BusTypeCode.string, &text)
+        try check(r, "read a string")
+        guard r > 0, let text else { throw Self.missing("a string") }
+        return body(text)
+    }
+
     /// Reads an `s`.
     public func readString() throws(SystemdError) -> String {
         try readText(BusTypeCode.string, "a string")

@@ -61,6 +61,11 @@ public final class BusMessage {
     public var path: String? { sd_bus_message_get_path(pointer).map { String(cString: $0) } }
     /// Wraps `sd_bus_message_get_interface(3)`.
     public var interface: String? { sd_bus_message_get_interface(pointer).map { String(cString: $0) } }
+    /// Whether this is the signal `member` of `interface`, compared where the header lies. Wraps
+    /// `sd_bus_message_is_signal(3)`.
+    func isSignal(_ interface: String, _ member: String) -> Bool {
+        sd_bus_message_is_signal(pointer, interface, member) > 0
+    }
     /// Wraps `sd_bus_message_get_member(3)`.
     public var member: String? { sd_bus_message_get_member(pointer).map { String(cString: $0) } }
     /// The sender's unique name (`:1.42`). Wraps `sd_bus_message_get_sender(3)`.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Glibc
 import LifecycleEngine
 import Logging
 
@@ -8,10 +9,10 @@ extension SystemdUnitSource {
     func handleSignal(_ message: BusMessage) {
         guard !isStopped else { return }
         do throws(SystemdError) {
-            switch (message.interface, message.member) {
-            case (SystemdNames.propertiesInterface, "PropertiesChanged"):
+            // Compared as C strings where they lie: a signal costs no String for its interface and member.
+            if message.isSignal(SystemdNames.propertiesInterface, "PropertiesChanged") {
                 try propertiesChanged(message)
-            case (SystemdNames.managerInterface, "UnitRemoved"):
+            } else if message.isSignal(SystemdNames.managerInterface, "UnitRemoved") {
                 let name = try message.readString()
                 guard isWatched(name) else { return }
                 // A reload unloads every unit and loads it again; keep what is known until the listing says.
@@ -19,14 +20,14 @@ extension SystemdUnitSource {
                 forgetDetails(of: name)
                 if isReloading { parked[name] = removed }
                 deliver(.removed(name))
-            case (SystemdNames.managerInterface, "JobRemoved"):
+            } else if message.isSignal(SystemdNames.managerInterface, "JobRemoved") {
                 let jobID = try UInt32(from: message)
                 _ = try message.readObjectPath()
                 let name = try message.readString()
                 let result = try message.readString()
                 guard isWatched(name) else { return }
                 deliver(.jobRemoved(unit: name, jobID: jobID, result: result))
-            case (SystemdNames.managerInterface, "Reloading"):
+            } else if message.isSignal(SystemdNames.managerInterface, "Reloading") {
                 isReloading = try Bool(from: message)
                 deliver(.reloading(isReloading))
                 // Unit files may have changed: every definition is read again when next needed.
@@ -35,10 +36,8 @@ extension SystemdUnitSource {
                     // Units were re-announced; a fresh listing replaces whatever was missed or doubled.
                     requestResync()
                 }
-            case (SystemdNames.dbusInterface, "NameOwnerChanged"):
+            } else if message.isSignal(SystemdNames.dbusInterface, "NameOwnerChanged") {
                 try nameOwnerChanged(message)
-            default:
-                break
             }
         } catch {
             logger.warning("Failed to parse a signal", metadata: [
@@ -53,25 +52,39 @@ extension SystemdUnitSource {
     /// that follows produces the snapshot.
     private func propertiesChanged(_ message: BusMessage) throws(SystemdError) {
         guard let path = message.path,
-              let name = BusObjectPath(path).decode(prefix: SystemdNames.unitPathPrefix),
-              isWatched(name)
+              let name = BusObjectPath(path).decode(prefix: SystemdNames.unitPathPrefix)
         else { return }
-        let interface = try message.readString()
-        // Re-announced after a reload (as by daemon-reexec): loaded again, with what was known before.
-        var watched = units[name] ?? parked.removeValue(forKey: name) ?? WatchedUnit()
-        if interface == SystemdNames.unitInterface {
-            try watched.unit.merge(from: message)
-        } else if interface.hasPrefix("org.freedesktop.systemd1.") {
-            try watched.type.merge(from: message)
+        // A unit in `units` is watched (the patterns never change); only another one is matched against them.
+        var watched: WatchedUnit
+        if let known = units[name] {
+            watched = known
         } else {
-            return
+            guard isWatched(name) else { return }
+            // Re-announced after a reload (as by daemon-reexec): loaded again, with what was known before.
+            watched = parked.removeValue(forKey: name) ?? WatchedUnit()
+        }
+        let kind = try message.withString { interface in
+            if strcmp(interface, SystemdNames.unitInterface) == 0 { return InterfaceKind.unit }
+            return strncmp(interface, Self.typeInterfacePrefix, Self.typeInterfacePrefixLength) == 0 ? .type : .other
+        }
+        switch kind {
+        case .unit: try watched.unit.merge(from: message)
+        case .type: try watched.type.merge(from: message)
+        case .other: return
         }
         units[name] = watched
         resync?.touched.insert(name)
-        if interface == SystemdNames.unitInterface, let snapshot = watched.snapshot(name: name) {
+        if kind == .unit, let snapshot = watched.snapshot(name: name) {
             deliver(.changed(snapshot))
         }
     }
+
+    /// Which of a unit's interfaces a `PropertiesChanged` is about.
+    private enum InterfaceKind { case unit, type, other }
+
+    /// Every type interface (`.Service`, `.Socket`, …) begins with this.
+    private static let typeInterfacePrefix = "org.freedesktop.systemd1."
+    private static let typeInterfacePrefixLength = typeInterfacePrefix.utf8.count
 
     /// `NameOwnerChanged(s name, s old_owner, s new_owner)` for `org.freedesktop.systemd1`.
     ///
