@@ -277,8 +277,22 @@ say "  medians: running $reload_on ms, stopped $reload_off ms, ratio $(ratio "$r
 
 section "4. latency: state change to dispatch, $LAT_CYCLES start/stop cycles back to back"
 mark=$(busy_mark)
+# With perf: lifecycled's poll(2) returns and sendmsg(2) calls on CLOCK_MONOTONIC, the journal's clock, to split the
+# time after PID 1's entry (below). Tracepoints only: the sampling cost is a few µs per event.
+perf_pid=
+if command -v perf >/dev/null; then
+    perf record -q -k CLOCK_MONOTONIC -e syscalls:sys_exit_poll,syscalls:sys_enter_sendmsg -p "$lc_pid" \
+        -o "$work/lat.perf" >/dev/null 2>&1 &
+    perf_pid=$!
+    sleep 1
+fi
 c_exec "$INSIDE/latency.sh" lc-lat.service "$LAT_CYCLES" 0 >"$work/lat.txt"
 lat_busy=$(busy_since "$mark")
+if [[ -n $perf_pid ]]; then
+    sleep 0.5
+    kill -INT "$perf_pid"
+    wait "$perf_pid" || true
+fi
 wait_cpu_quiet "$lc_pid"
 # Reference: the unit's own InactiveExit/InactiveEnterTimestampMonotonic, joined on the InvocationID (run.sh's method).
 # One line per transition: "start|sleep µs".
@@ -306,6 +320,29 @@ dispatches | awk 'FILENAME == ARGV[1] { at[$1 "/" $2] = $3; next }
         print $4 - at["39f53479d3a045ac8e11786248231fbf/" $3] }' "$work/lat-pid1.txt" - >"$work/lat-vs-pid1-us.txt"
 read -r lat1_n lat1_p50 lat1_p99 lat1_max <<<"$(percentiles <"$work/lat-vs-pid1-us.txt")"
 say "  the same dispatches after PID 1's own entry for the transition: $lat1_n, p50 $lat1_p50 ms, p99 $lat1_p99 ms, max $lat1_max ms"
+# The split: for each dispatch, the last sendmsg before its entry (the journal send) and the last poll return before
+# that (lifecycled woken by the signal that caused it). PID 1's entry -> wake: PID 1, the bus daemon and the
+# scheduler; wake -> send: lifecycled's own work; send -> entry: journald.
+if [[ -s $work/lat.perf ]]; then
+    perf script -i "$work/lat.perf" -F time,event 2>/dev/null |
+        awk '{ t = $1; sub(":", "", t); printf "%.0f %s\n", t * 1e6, ($2 ~ /poll/ ? "poll" : "send") }' >"$work/lat-syscalls.txt"
+    dispatches | awk 'FILENAME == ARGV[1] { at[$1 "/" $2] = $3; next }
+        FILENAME == ARGV[2] { n++; t[n] = $1; e[n] = $2; next }
+        $1 == "lc-lat.service" {
+            id = ($2 == "sleep" ? "7ad2d189f7e94e70a38c781354912448/" : "39f53479d3a045ac8e11786248231fbf/") $3
+            if (!(id in at) || $4 < t[1] || $4 > t[n] + 100000) next
+            send = 0; for (i = n; i > 0; i--) if (t[i] <= $4 && e[i] == "send") { send = t[i]; break }
+            wake = 0; for (; i > 0; i--) if (e[i] == "poll") { wake = t[i]; break }
+            if (send && wake) print wake - at[id], send - wake, $4 - send }' \
+        "$work/lat-pid1.txt" "$work/lat-syscalls.txt" - >"$work/lat-split-us.txt"
+    for column in 1 2 3; do
+        read -r n p50 p99 max <<<"$(awk -v c="$column" '{ print $c }' "$work/lat-split-us.txt" | percentiles)"
+        part=$(case $column in 1) echo "PID 1's entry -> lifecycled woken (PID 1, bus daemon, scheduler)" ;;
+            2) echo "woken -> journal send (lifecycled's own work)" ;; 3) echo "send -> entry (journald)" ;; esac)
+        say "    $part: p50 $p50 ms, p99 $p99 ms, max $max ms"
+        [[ $column == 2 ]] && lat_own_p99=$p99 lat_own_p50=$p50
+    done
+fi
 
 # --- 5. churn ------------------------------------------------------------------------------------------------------
 
@@ -381,6 +418,7 @@ row "  VmRSS after every step (RssAnon), MB" "-" "$(mb "$lc_rss_end") ($(mb "$lc
 row "context switches in $IDLE_SECONDS s idle" "pings" "$lc_idle ($idle_perf)" "$fl_idle" ""
 row "p99 state change -> dispatch, back to back, ms" "<= 5" "$lat_p99 (p50 $lat_p50, n=$lat_n)" "-" ""
 row "  p99 after PID 1's own journal entry, ms" "-" "$lat1_p99 (p50 $lat1_p50, n=$lat1_n)" "-" ""
+row "  p99 of lifecycled's own part (woken -> send), ms" "-" "${lat_own_p99:-no perf} (p50 ${lat_own_p50:--})" "-" ""
 row "transient units loaded again after collection" "0" "$names_again of $runs runs ($again loads)" \
     "$base_names of $base_runs ($base_again)" ""
 say "raw data: $work"
