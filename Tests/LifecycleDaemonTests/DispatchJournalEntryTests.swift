@@ -250,4 +250,49 @@ struct DispatchJournalEntryTests {
         #expect(DispatchJournalEntry.fieldValue(.double(1.5)) == "1.5")
         #expect(DispatchJournalEntry.fieldValue(.object(["b": .int(1), "a": .array([])])) == #"{"a":[],"b":1}"#)
     }
+
+    /// Custom data that overrides data points, maps several keys onto one name or onto reserved names, and is not
+    /// ASCII.
+    static let customPayloads: [[String: JSONValue]] = [
+        [:],
+        ["lifecycle_launchcount": .string("custom wins"), "autotracked": .bool(false)],
+        ["build-id": .int(1), "build_id": .int(2), "BUILD.ID": .int(3), "lifecycle_build_id": .int(4)],
+        ["unit": .string("u"), "event": .string("e"), "lifecycle_payload": .string("p"), "sequence": .int(9)],
+        ["é": .int(1), "naïve-é": .int(2), "ß": .bool(true), "a\r\nb": .null, "MESSAGE": .string("m")],
+        ["zzz": .array([.int(1), .object(["b": .int(1), "a": .int(2)])]), "aaa": .double(1.5)],
+    ]
+
+    /// The entry's payload and per-key fields against the plain construction from `Dispatch.payload`: the dictionary
+    /// written as an object, then its keys in sorted order, each sanitized, reserved and repeated names left out.
+    /// Each dispatch is built twice, so that the second build takes every name from the cache.
+    @Test("the payload and its per-key fields are those of the payload dictionary", arguments: customPayloads.indices)
+    func payloadAsTheDictionary(index: Int) throws {
+        var unit = Unit()
+        var dispatches: [Dispatch] = []
+        dispatches += [unit.observe(.runBegan(version: "1.0"), "2026-03-01T10:00:00.000Z")].compactMap { $0 }
+        dispatches += [unit.observe(.runEnded, "2026-03-01T11:00:00.000Z")].compactMap { $0 }
+        dispatches += [unit.observe(.runBegan(version: "2.0"), "2026-03-02T10:00:00.000Z")].compactMap { $0 }
+        try #require(dispatches.count == 3)
+        for var dispatch in dispatches {
+            dispatch.customData = Self.customPayloads[index]
+            let payload = dispatch.payload
+            var writer = JSONWriter()
+            writer.value(.object(payload))
+            var expected = ["LIFECYCLE_PAYLOAD=\(writer.string)"]
+            var used = DispatchJournalEntry.reservedFieldNames
+            for key in payload.keys.sorted() {
+                let name = LifecycleFieldName.sanitize(key)
+                guard used.insert(name).inserted else { continue }
+                expected.append("\(name)=\(DispatchJournalEntry.fieldValue(payload[key]!))")
+            }
+            for _ in 0..<2 {
+                let entry = DispatchJournalEntry(
+                    unit: "a.service", dispatch: dispatch, invocationID: nil, sequence: 1, kind: .launch
+                )
+                let lines = Self.lines(entry)
+                let start = try #require(lines.firstIndex { $0.hasPrefix("LIFECYCLE_PAYLOAD=") })
+                #expect(Array(lines[start...]) == expected)
+            }
+        }
+    }
 }

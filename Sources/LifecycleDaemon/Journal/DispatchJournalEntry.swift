@@ -37,17 +37,17 @@ public struct DispatchJournalEntry: Sendable, Equatable {
     public init(
         unit: String, dispatch: Dispatch, invocationID: String?, sequence: UInt64, kind: DispatchKind, version: String? = nil
     ) {
-        let payload = dispatch.payload
-        var fields: [(name: String, value: String)] = [
-            ("MESSAGE", Self.message(unit: unit, dispatch: dispatch, kind: kind)),
-            ("MESSAGE_ID", kind.messageID),
-            ("PRIORITY", String(kind.priority)),
-            ("SYSLOG_IDENTIFIER", Self.syslogIdentifier),
-            ("OBJECT_SYSTEMD_UNIT", unit),
-            ("LIFECYCLE_UNIT", unit),
-            ("LIFECYCLE_EVENT", dispatch.name),
-            ("LIFECYCLE_TIME", LifecycleDateFormat.iso8601Milliseconds.string(dispatch.time)),
-        ]
+        let payload = Self.sortedPayload(of: dispatch)
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(12 + payload.count)
+        fields.append(("MESSAGE", Self.message(unit: unit, dispatch: dispatch, kind: kind)))
+        fields.append(("MESSAGE_ID", kind.messageID))
+        fields.append(("PRIORITY", String(kind.priority)))
+        fields.append(("SYSLOG_IDENTIFIER", Self.syslogIdentifier))
+        fields.append(("OBJECT_SYSTEMD_UNIT", unit))
+        fields.append(("LIFECYCLE_UNIT", unit))
+        fields.append(("LIFECYCLE_EVENT", dispatch.name))
+        fields.append(("LIFECYCLE_TIME", LifecycleDateFormat.iso8601Milliseconds.string(dispatch.time)))
         if let invocationID, !invocationID.isEmpty {
             fields.append(("LIFECYCLE_INVOCATION_ID", invocationID))
         }
@@ -55,17 +55,17 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         if let version {
             fields.append(("LIFECYCLE_VERSION", version))
         }
-        fields.append(("LIFECYCLE_PAYLOAD", Self.json(.object(payload))))
+        fields.append(("LIFECYCLE_PAYLOAD", Self.json(payload)))
 
         // Two keys can map to one name (`build-id` and `build_id`). journald would keep both values under that name,
         // and a reader could not tell which key each came from, so only the first key in sorted order gets the
         // field; the others are still in LIFECYCLE_PAYLOAD. Sorted order makes the choice the same on every run and
         // machine, whatever order the dictionary happens to iterate in.
-        var used = Self.reservedFieldNames
-        for key in payload.keys.sorted() {
-            let name = LifecycleFieldName.sanitize(key)
-            guard used.insert(name).inserted, let value = payload[key] else { continue }
-            fields.append((name, Self.fieldValue(value)))
+        var used = Set<String>(minimumCapacity: payload.count)
+        for member in payload {
+            let name = member.fieldName ?? PayloadKeyNames.fieldName(of: member.key)
+            guard !Self.reservedFieldNames.contains(name), used.insert(name).inserted else { continue }
+            fields.append((name, Self.fieldValue(member.value)))
         }
         self.fields = fields
     }
@@ -93,6 +93,42 @@ public struct DispatchJournalEntry: Sendable, Equatable {
     private static func json(_ value: JSONValue) -> String {
         var writer = JSONWriter()
         writer.value(value)
+        return writer.string
+    }
+
+    /// One member of the payload, with its field name when it is already known.
+    private typealias PayloadMember = (key: String, fieldName: String?, value: JSONValue)
+
+    /// `dispatch.payload` (the lifecycle data points, custom data winning), as members sorted by key: the order of
+    /// `LIFECYCLE_PAYLOAD` and of the per-key fields. Built without the dictionary, whose keys would be hashed,
+    /// sorted and looked up again.
+    private static func sortedPayload(of dispatch: Dispatch) -> [PayloadMember] {
+        var members: [PayloadMember] = []
+        members.reserveCapacity(32 + dispatch.customData.count)
+        let custom = dispatch.customData
+        dispatch.lifecycle?.forEachField { key, field in
+            let names = PayloadKeyNames.names(of: key)
+            if !custom.isEmpty, custom[names.key] != nil { return }
+            members.append((names.key, names.fieldName, field.jsonValue))
+        }
+        for (key, value) in custom {
+            members.append((key, nil, value))
+        }
+        members.sort { $0.key < $1.key }
+        return members
+    }
+
+    /// The payload as `JSONWriter` writes an object: compact, keys in sorted order.
+    private static func json(_ payload: [PayloadMember]) -> String {
+        var writer = JSONWriter(reservingCapacity: 1_024)
+        writer.byte(UInt8(ascii: "{"))
+        for (index, member) in payload.enumerated() {
+            if index > 0 { writer.byte(UInt8(ascii: ",")) }
+            writer.string(member.key)
+            writer.byte(UInt8(ascii: ":"))
+            writer.value(member.value)
+        }
+        writer.byte(UInt8(ascii: "}"))
         return writer.string
     }
 }
