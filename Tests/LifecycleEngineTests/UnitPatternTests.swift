@@ -54,6 +54,10 @@ struct UnitPatternTests {
         Case(pattern: "*a*b*c*", name: "xxaxxcxxbxx", matches: false),
         Case(pattern: "**.service", name: "a.service", matches: true),
         Case(pattern: "a*", name: "", matches: false),
+        // The literal prefix is compared as UTF-8 before any decoding.
+        Case(pattern: "café-*.service", name: "café-1.service", matches: true),
+        Case(pattern: "café-*.service", name: "cafe-1.service", matches: false),
+        Case(pattern: "nginx.service", name: "nginx", matches: false),
     ]
 
     @Test("unit patterns match like systemd's fnmatch with FNM_NOESCAPE", arguments: table)

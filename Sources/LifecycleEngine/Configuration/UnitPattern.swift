@@ -16,6 +16,9 @@ public struct UnitPattern: Sendable, Hashable, CustomStringConvertible {
     /// The pattern as written in the configuration.
     public let text: String
     private let tokens: [Token]
+    /// The UTF-8 of the literal characters the pattern begins with: a name that does not begin with them cannot
+    /// match, which rejects most names of other units without decoding them.
+    private let literalPrefix: [UInt8]
 
     /// Validates and compiles a pattern.
     ///
@@ -25,12 +28,25 @@ public struct UnitPattern: Sendable, Hashable, CustomStringConvertible {
         if let reason = Self.invalidityReason(text) {
             throw ConfigurationValueError("invalid unit pattern \"\(text)\": \(reason)")
         }
+        let tokens = Self.compile(Array(text.unicodeScalars))
         self.text = text
-        self.tokens = Self.compile(Array(text.unicodeScalars))
+        self.tokens = tokens
+        self.literalPrefix = Self.literalPrefix(of: tokens)
+    }
+
+    /// The UTF-8 of the literal tokens `tokens` begins with.
+    private static func literalPrefix(of tokens: [Token]) -> [UInt8] {
+        var prefix = String.UnicodeScalarView()
+        for token in tokens {
+            guard case .literal(let scalar) = token else { break }
+            prefix.append(scalar)
+        }
+        return Array(String(prefix).utf8)
     }
 
     /// True if `unitName` matches the whole pattern.
     public func matches(_ unitName: String) -> Bool {
+        guard unitName.utf8.starts(with: literalPrefix) else { return false }
         let name = Array(unitName.unicodeScalars)
         // Iterative glob matching: on a mismatch, retry from the most recent `*` with one more character swallowed.
         // Only the last star needs revisiting, because a star matches any run of characters, so this is linear in

@@ -54,7 +54,6 @@ extension SystemdUnitSource {
         guard let path = message.path,
               let name = BusObjectPath(path).decode(prefix: SystemdNames.unitPathPrefix)
         else { return }
-        // A unit in `units` is watched (the patterns never change); only another one is matched against them.
         var watched: WatchedUnit
         if let known = units[name] {
             watched = known
@@ -111,8 +110,8 @@ extension SystemdUnitSource {
 
 extension SystemdUnitSource {
     /// Whether signals about `name` are reported: an empty pattern list watches every unit, like
-    /// `ListUnitsByPatterns`.
+    /// `ListUnitsByPatterns`. A unit in `units` matched when it came, and the patterns never change.
     func isWatched(_ name: String) -> Bool {
-        patterns.isEmpty || patterns.contains { $0.matches(name) }
+        units[name] != nil || patterns.isEmpty || patterns.contains { $0.matches(name) }
     }
 }
