@@ -18,6 +18,11 @@ public struct JSONWriter: Sendable {
 
     public mutating func byte(_ byte: UInt8) { bytes.append(byte) }
 
+    /// Appends `byte` `count` times (indentation).
+    public mutating func repeating(_ byte: UInt8, count: Int) {
+        bytes.append(contentsOf: repeatElement(byte, count: count))
+    }
+
     public mutating func integer(_ value: Int64) {
         if value == 0 {
             bytes.append(UInt8(ascii: "0"))
@@ -53,13 +58,23 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { utf8 in
+            // Runs of bytes that need no escape are copied whole; most strings are one run.
             var runStart = 0
-            for (offset, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<offset]))
-                escape(byte)
-                runStart = offset + 1
+            var offset = 0
+            while offset < utf8.count {
+                let byte = utf8[offset]
+                if byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                    if runStart < offset {
+                        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<offset]))
+                    }
+                    escape(byte)
+                    runStart = offset + 1
+                }
+                offset += 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            if runStart < utf8.count {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            }
         }
         bytes.append(UInt8(ascii: "\""))
     }

@@ -91,6 +91,6 @@ public struct JSONLayoutWriter {
     }
 
     private mutating func indent() {
-        for _ in 0..<isEmpty.count { json.raw("  ") }
+        json.repeating(UInt8(ascii: " "), count: 2 * isEmpty.count)
     }
 }

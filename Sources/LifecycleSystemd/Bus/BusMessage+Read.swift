@@ -144,17 +144,17 @@ extension BusMessage {
     ///
     /// Wraps `sd_bus_message_skip(3)`.
     public func skip(_ signature: String) throws(SystemdError) {
-        try check(sd_bus_message_skip(pointer, signature), "skip a value of type '\(signature)'")
+        // withCString, not the implicit conversion: that copies a short (inline) string to the heap on every call.
+        let r = signature.withCString { sd_bus_message_skip(pointer, $0) }
+        try check(r, "skip a value of type '\(signature)'")
     }
 
     /// Enters a container. Returns false, without entering, when an array ends where the container was expected.
     ///
     /// Wraps `sd_bus_message_enter_container(3)`.
     public func enterContainer(_ container: BusContainer, _ contents: String) throws(SystemdError) -> Bool {
-        try check(
-            sd_bus_message_enter_container(pointer, container.typeCode, contents),
-            "enter a container of type '\(contents)'"
-        ) > 0
+        let r = contents.withCString { sd_bus_message_enter_container(pointer, container.typeCode, $0) }
+        return try check(r, "enter a container of type '\(contents)'") > 0
     }
 
     /// Leaves the container entered last; it must have been read completely.

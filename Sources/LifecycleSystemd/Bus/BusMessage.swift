@@ -64,7 +64,9 @@ public final class BusMessage {
     /// Whether this is the signal `member` of `interface`, compared where the header lies. Wraps
     /// `sd_bus_message_is_signal(3)`.
     func isSignal(_ interface: String, _ member: String) -> Bool {
-        sd_bus_message_is_signal(pointer, interface, member) > 0
+        interface.withCString { interface in
+            member.withCString { sd_bus_message_is_signal(pointer, interface, $0) > 0 }
+        }
     }
     /// Wraps `sd_bus_message_get_member(3)`.
     public var member: String? { sd_bus_message_get_member(pointer).map { String(cString: $0) } }

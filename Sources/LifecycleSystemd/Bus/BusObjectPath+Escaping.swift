@@ -20,7 +20,8 @@ extension BusObjectPath {
     /// Wraps `sd_bus_path_decode(3)`.
     public func decode(prefix: String) -> String? {
         var raw: UnsafeMutablePointer<CChar>?
-        guard let r = try? check(sd_bus_path_decode(rawValue, prefix, &raw), "decode \(rawValue)"), r > 0,
+        let decoded = rawValue.withCString { path in prefix.withCString { sd_bus_path_decode(path, $0, &raw) } }
+        guard let r = try? check(decoded, "decode \(rawValue)"), r > 0,
               let raw
         else { return nil }
         defer { free(raw) }

@@ -63,8 +63,9 @@ extension SystemdUnitSource {
             watched = parked.removeValue(forKey: name) ?? WatchedUnit()
         }
         let kind = try message.withString { interface in
-            if strcmp(interface, SystemdNames.unitInterface) == 0 { return InterfaceKind.unit }
-            return strncmp(interface, Self.typeInterfacePrefix, Self.typeInterfacePrefixLength) == 0 ? .type : .other
+            if SystemdNames.unitInterface.withCString({ strcmp(interface, $0) }) == 0 { return InterfaceKind.unit }
+            let isType = Self.typeInterfacePrefix.withCString { strncmp(interface, $0, Self.typeInterfacePrefixLength) }
+            return isType == 0 ? .type : .other
         }
         switch kind {
         case .unit: try watched.unit.merge(from: message)
