@@ -140,7 +140,7 @@ public struct UnitTracker: Sendable {
                 unit: record.unit, dispatch: dispatch, invocationID: invocationID, sequence: record.sequence, kind: kind,
                 version: record.state.version
             )
-            record.pendingDispatches.append(JournalFields(built.fields))
+            record.pendingDispatches.append(built.journalFields)
             entry = built
         }
         if record != stored {

@@ -15,6 +15,16 @@ struct JournalSinkTests {
         #expect(error?.message == "'bad-name' is not a valid journal field name")
         let empty = #expect(throws: SystemdError.self) { try JournalSink().send([(name: String, value: String)]()) }
         #expect(empty?.errno == EINVAL)
+        let withEquals = #expect(throws: SystemdError.self) { try JournalSink().send([(name: "A=B", value: "c")]) }
+        #expect(withEquals?.message == "'A=B' is not a valid journal field name", "a name is checked whole")
+    }
+
+    @Test("refuses a field of an entry laid out in one buffer whose name journald would drop")
+    func refusesInvalidNamesInABuffer() {
+        let bytes = Array("MESSAGE=hello_1=x".utf8)
+        let error = #expect(throws: SystemdError.self) { try JournalSink().send(bytes, fields: [0..<13, 13..<17]) }
+        #expect(error?.message == "'_1' is not a valid journal field name")
+        #expect(throws: SystemdError.self) { try JournalSink().send(bytes, fields: []) }
     }
 
     @Test(

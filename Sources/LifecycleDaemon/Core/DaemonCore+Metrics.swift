@@ -63,7 +63,7 @@ extension DaemonEffect {
 extension PendingDispatch {
     /// The dispatch's kind, from its `MESSAGE_ID`.
     var kind: DispatchKind? {
-        guard let id = entry.fields.first(where: { $0.name == "MESSAGE_ID" })?.value else { return nil }
+        guard let id = entry.journalFields["MESSAGE_ID"] else { return nil }
         return DispatchKind.allCases.first { $0.messageID == id }
     }
 }

@@ -19,7 +19,7 @@ public struct PendingDispatch: Sendable, Equatable {
     static func pending(in record: UnitRecord) -> [PendingDispatch] {
         record.pendingDispatches.compactMap { fields in
             fields["LIFECYCLE_SEQUENCE"].flatMap(UInt64.init).map {
-                PendingDispatch(unit: record.unit, sequence: $0, entry: DispatchJournalEntry(fields: fields.pairs))
+                PendingDispatch(unit: record.unit, sequence: $0, entry: DispatchJournalEntry(journalFields: fields))
             }
         }
     }

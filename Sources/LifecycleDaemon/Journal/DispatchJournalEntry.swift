@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleStorage
 
 /// The journal entry of one dispatch, field by field, exactly as docs/journal.md specifies it.
 ///
@@ -21,8 +22,12 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         "LIFECYCLE_VERSION", "LIFECYCLE_PAYLOAD",
     ]
 
-    /// The fields in order, ready for ``JournalSink/send(_:)``. Every name is a valid journal field name.
-    public let fields: [(name: String, value: String)]
+    /// The fields in order, as they are sent and kept in the state file until the journal confirms them. Every name
+    /// is a valid journal field name.
+    public let journalFields: JournalFields
+
+    /// The fields in order, as strings.
+    public var fields: [(name: String, value: String)] { journalFields.pairs }
 
     /// Builds the entry of one dispatch.
     ///
@@ -38,24 +43,24 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         unit: String, dispatch: Dispatch, invocationID: String?, sequence: UInt64, kind: DispatchKind, version: String? = nil
     ) {
         let payload = Self.sortedPayload(of: dispatch)
-        var fields: [(name: String, value: String)] = []
-        fields.reserveCapacity(12 + payload.count)
-        fields.append(("MESSAGE", Self.message(unit: unit, dispatch: dispatch, kind: kind)))
-        fields.append(("MESSAGE_ID", kind.messageID))
-        fields.append(("PRIORITY", String(kind.priority)))
-        fields.append(("SYSLOG_IDENTIFIER", Self.syslogIdentifier))
-        fields.append(("OBJECT_SYSTEMD_UNIT", unit))
-        fields.append(("LIFECYCLE_UNIT", unit))
-        fields.append(("LIFECYCLE_EVENT", dispatch.name))
-        fields.append(("LIFECYCLE_TIME", LifecycleDateFormat.iso8601Milliseconds.string(dispatch.time)))
+        var fields = JournalFields()
+        fields.reserveCapacity(fields: 12 + payload.count, bytes: 2_048)
+        fields.append(name: "MESSAGE", value: Self.message(unit: unit, dispatch: dispatch, kind: kind))
+        fields.append(name: "MESSAGE_ID", value: kind.messageID)
+        fields.append(name: "PRIORITY", value: String(kind.priority))
+        fields.append(name: "SYSLOG_IDENTIFIER", value: Self.syslogIdentifier)
+        fields.append(name: "OBJECT_SYSTEMD_UNIT", value: unit)
+        fields.append(name: "LIFECYCLE_UNIT", value: unit)
+        fields.append(name: "LIFECYCLE_EVENT", value: dispatch.name)
+        fields.append(name: "LIFECYCLE_TIME", value: LifecycleDateFormat.iso8601Milliseconds.string(dispatch.time))
         if let invocationID, !invocationID.isEmpty {
-            fields.append(("LIFECYCLE_INVOCATION_ID", invocationID))
+            fields.append(name: "LIFECYCLE_INVOCATION_ID", value: invocationID)
         }
-        fields.append(("LIFECYCLE_SEQUENCE", String(sequence)))
+        fields.append(name: "LIFECYCLE_SEQUENCE", value: String(sequence))
         if let version {
-            fields.append(("LIFECYCLE_VERSION", version))
+            fields.append(name: "LIFECYCLE_VERSION", value: version)
         }
-        fields.append(("LIFECYCLE_PAYLOAD", Self.json(payload)))
+        fields.append(name: "LIFECYCLE_PAYLOAD") { Self.writeJSON(payload, to: &$0) }
 
         // Two keys can map to one name (`build-id` and `build_id`). journald would keep both values under that name,
         // and a reader could not tell which key each came from, so only the first key in sorted order gets the
@@ -65,17 +70,20 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         for member in payload {
             let name = member.fieldName ?? PayloadKeyNames.fieldName(of: member.key)
             guard !Self.reservedFieldNames.contains(name), used.insert(name).inserted else { continue }
-            fields.append((name, Self.fieldValue(member.value)))
+            fields.append(name: name, value: Self.fieldValue(member.value))
         }
-        self.fields = fields
+        // Kept until the journal confirms it: no spare capacity.
+        fields.shrinkToFit()
+        journalFields = fields
     }
 
     init(fields: [(name: String, value: String)]) {
-        self.fields = fields
+        journalFields = JournalFields(fields)
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    /// The entry of a dispatch kept in a state file.
+    init(journalFields: JournalFields) {
+        self.journalFields = journalFields
     }
 
     /// A payload value as a field value: integers in decimal, `true`/`false`, strings as they are, null as the empty
@@ -118,8 +126,8 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         return members
     }
 
-    /// The payload as `JSONWriter` writes an object: compact, keys in sorted order.
-    private static func json(_ payload: [PayloadMember]) -> String {
+    /// Appends the payload as `JSONWriter` writes an object: compact, keys in sorted order.
+    private static func writeJSON(_ payload: [PayloadMember], to bytes: inout [UInt8]) {
         var writer = JSONWriter(reservingCapacity: 1_024)
         writer.byte(UInt8(ascii: "{"))
         for (index, member) in payload.enumerated() {
@@ -129,7 +137,7 @@ public struct DispatchJournalEntry: Sendable, Equatable {
             writer.value(member.value)
         }
         writer.byte(UInt8(ascii: "}"))
-        return writer.string
+        bytes.append(contentsOf: writer.bytes)
     }
 }
 

@@ -55,26 +55,29 @@ public struct JSONWriter: Sendable {
 
     /// Writes a quoted, escaped string.
     public mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
         var value = value
-        value.withUTF8 { utf8 in
-            // Runs of bytes that need no escape are copied whole; most strings are one run.
-            var runStart = 0
-            var offset = 0
-            while offset < utf8.count {
-                let byte = utf8[offset]
-                if byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                    if runStart < offset {
-                        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<offset]))
-                    }
-                    escape(byte)
-                    runStart = offset + 1
+        value.withUTF8 { string(utf8: $0) }
+    }
+
+    /// Writes valid UTF-8 as a quoted, escaped string.
+    public mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
+        // Runs of bytes that need no escape are copied whole; most strings are one run.
+        var runStart = 0
+        var offset = 0
+        while offset < utf8.count {
+            let byte = utf8[offset]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                if runStart < offset {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<offset]))
                 }
-                offset += 1
+                escape(byte)
+                runStart = offset + 1
             }
-            if runStart < utf8.count {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-            }
+            offset += 1
+        }
+        if runStart < utf8.count {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
     }

@@ -42,6 +42,7 @@ public struct JSONLayoutWriter {
     public mutating func element() { startItem() }
 
     public mutating func string(_ value: String) { json.string(value) }
+    public mutating func string(utf8: UnsafeBufferPointer<UInt8>) { json.string(utf8: utf8) }
     public mutating func integer(_ value: Int64) { json.integer(value) }
     public mutating func unsigned(_ value: UInt64) { json.unsigned(value) }
     public mutating func bool(_ value: Bool) { value ? json.raw("true") : json.raw("false") }

@@ -64,14 +64,17 @@ extension UnitRecord {
             for dispatch in pendingDispatches {
                 writer.element()
                 writer.beginArray()
-                for field in dispatch.fields {
-                    writer.element()
-                    writer.beginArray()
-                    writer.element()
-                    writer.string(field.name)
-                    writer.element()
-                    writer.string(field.value)
-                    writer.endArray()
+                dispatch.bytes.withUnsafeBufferPointer { bytes in
+                    for index in 0..<dispatch.count {
+                        let ranges = dispatch.ranges(of: index)
+                        writer.element()
+                        writer.beginArray()
+                        writer.element()
+                        writer.string(utf8: UnsafeBufferPointer(rebasing: bytes[ranges.name]))
+                        writer.element()
+                        writer.string(utf8: UnsafeBufferPointer(rebasing: bytes[ranges.value]))
+                        writer.endArray()
+                    }
                 }
                 writer.endArray()
             }

@@ -13,10 +13,14 @@ public enum JournalFieldName {
     /// Whether journald keeps a field with this name: `[A-Z0-9_]`, not starting with `_` or a digit, 1 to 64
     /// characters.
     public static func isValid(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard let first = bytes.first, bytes.count <= maximumLength else { return false }
+        isValid(utf8: name.utf8)
+    }
+
+    /// ``isValid(_:)`` of a name's UTF-8.
+    public static func isValid(utf8 name: some Collection<UInt8>) -> Bool {
+        guard let first = name.first, name.count <= maximumLength else { return false }
         guard first != UInt8(ascii: "_"), !isDigit(first) else { return false }
-        return bytes.allSatisfy { isUpper($0) || isDigit($0) || $0 == UInt8(ascii: "_") }
+        return name.allSatisfy { isUpper($0) || isDigit($0) || $0 == UInt8(ascii: "_") }
     }
 
     private static func isUpper(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }

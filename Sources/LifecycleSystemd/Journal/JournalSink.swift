@@ -30,12 +30,9 @@ public struct JournalSink: Sendable {
         }
     }
 
-    /// Sends `count` fields, each appended to one buffer by `append` (which returns the field's name); the iovecs
-    /// point into the buffer, so a field costs no allocation of its own.
+    /// Sends `count` fields, each appended to one buffer by `append`; the iovecs point into the buffer, so a field
+    /// costs no allocation of its own.
     private func send(_ count: Int, _ append: (Int, inout [UInt8]) -> String) throws(SystemdError) {
-        guard count > 0 else {
-            throw SystemdError(errno: EINVAL, operation: "send a journal entry", message: "The entry has no fields")
-        }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(4096)
         var ranges: [Range<Int>] = []
@@ -43,21 +40,38 @@ public struct JournalSink: Sendable {
         for index in 0..<count {
             let start = buffer.count
             let name = append(index, &buffer)
-            guard JournalFieldName.isValid(name) else {
-                throw SystemdError(
-                    errno: EINVAL, operation: "send a journal entry",
-                    message: "'\(name)' is not a valid journal field name"
-                )
-            }
+            // Checked whole here: a name with a `=` in it would otherwise pass as its part before the `=`.
+            guard JournalFieldName.isValid(name) else { throw Self.invalidName(name) }
             ranges.append(start..<buffer.count)
         }
-        let r = buffer.withUnsafeMutableBytes { bytes -> Int32 in
-            let vectors = ranges.map { range in
-                iovec(iov_base: bytes.baseAddress! + range.lowerBound, iov_len: range.count)
+        try send(buffer, fields: ranges)
+    }
+
+    /// Sends one entry whose fields lie in `bytes`, each `NAME=value` at one of `fields`, as they are.
+    ///
+    /// Wraps `sd_journal_sendv(3)`, with iovecs into `bytes`.
+    ///
+    /// - Throws: ``SystemdError`` with `EINVAL` if there is no field or a name is not a valid field name (journald
+    ///   would drop the field silently), or the errno of the failed send.
+    public func send(_ bytes: [UInt8], fields: [Range<Int>]) throws(SystemdError) {
+        guard !fields.isEmpty else {
+            throw SystemdError(errno: EINVAL, operation: "send a journal entry", message: "The entry has no fields")
+        }
+        for field in fields {
+            let name = bytes[field].prefix { $0 != UInt8(ascii: "=") }
+            guard JournalFieldName.isValid(utf8: name) else { throw Self.invalidName(String(decoding: name, as: UTF8.self)) }
+        }
+        let r = bytes.withUnsafeBytes { raw -> Int32 in
+            let vectors = fields.map { field in
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + field.lowerBound), iov_len: field.count)
             }
             return vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
         }
         try check(r, "send a journal entry")
+    }
+
+    private static func invalidName(_ name: String) -> SystemdError {
+        SystemdError(errno: EINVAL, operation: "send a journal entry", message: "'\(name)' is not a valid journal field name")
     }
 
     /// Sends one entry made of `NAME=value` fields with text values.

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleStorage
+import Testing
+
+/// ``JournalFields`` keeps an entry as one buffer of `NAME=value` fields; what goes in comes out, field for field.
+struct JournalFieldsTests {
+    static let fields: [(name: String, value: String)] = [
+        ("MESSAGE", "two\nlines = and an equals sign"),
+        ("EMPTY", ""),
+        ("A", "first"),
+        ("AB", "prefix of no one"),
+        ("A", "second"),
+        ("UNICODE", "é ß 漢字"),
+    ]
+
+    @Test func keepsEveryFieldInOrder() {
+        let journal = JournalFields(Self.fields)
+        #expect(journal.count == Self.fields.count)
+        #expect(journal.pairs.map { "\($0.name)|\($0.value)" } == Self.fields.map { "\($0.name)|\($0.value)" })
+        let sent = journal.fieldRanges.map { String(decoding: journal.bytes[$0], as: UTF8.self) }
+        #expect(sent == Self.fields.map { "\($0.name)=\($0.value)" }, "each range is the NAME=value sd_journal_sendv takes")
+    }
+
+    @Test func findsTheFirstFieldOfAName() {
+        let journal = JournalFields(Self.fields)
+        #expect(journal["A"] == "first")
+        #expect(journal["AB"] == "prefix of no one")
+        #expect(journal["EMPTY"] == "")
+        #expect(journal["MESS"] == nil, "a prefix of a name is not the name")
+        #expect(journal["MESSAGE"] == "two\nlines = and an equals sign")
+    }
+
+    @Test func appendsValuesWrittenInPlaceAndShrinks() {
+        var journal = JournalFields()
+        journal.reserveCapacity(fields: 100, bytes: 10_000)
+        journal.append(name: "JSON") { $0.append(contentsOf: Array(#"{"a":1}"#.utf8)) }
+        journal.append(name: "B", value: "b")
+        journal.shrinkToFit()
+        #expect(journal.bytes.capacity < 1_000)
+        #expect(journal == JournalFields([(name: "JSON", value: #"{"a":1}"#), (name: "B", value: "b")]))
+    }
+}
