@@ -120,6 +120,9 @@ public struct UnitTracker: Sendable {
     public mutating func markDelivered(unit: String, sequence: UInt64) {
         let number = String(sequence)
         records[unit]?.pendingDispatches.removeAll { $0["LIFECYCLE_SEQUENCE"] == number }
+        // An empty array without its buffer: every record's would otherwise stay allocated between the freed
+        // dispatches, each pinning a page of the heap (docs/PERFORMANCE.md, resident memory).
+        if records[unit]?.pendingDispatches.isEmpty == true { records[unit]?.pendingDispatches = [] }
     }
 
     /// Stores `record` and returns the effects that persist it and send `dispatch` (numbered), in that order.

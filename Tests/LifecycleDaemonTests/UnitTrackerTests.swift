@@ -69,6 +69,8 @@ struct UnitTrackerTests {
         tracker.markDelivered(unit: "web.service", sequence: 1)
         #expect(pending() == ["2"])
         tracker.markDelivered(unit: "web.service", sequence: 2)
+        // Not merely empty: without its buffer, which would stay allocated between freed dispatches.
+        #expect(tracker.records["web.service"]?.pendingDispatches.capacity == 0)
         let effects = feed(&tracker, snap("active", "running", Self.runB, second: 9))
         guard case .persist(let saved) = effects.first else {
             Issue.record("expected a save first, got \(effects)")

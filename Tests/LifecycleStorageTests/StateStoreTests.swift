@@ -110,6 +110,25 @@ struct StateStoreTests {
         #expect(try store.load(unit: "fresh.service", warnings: &warnings) == UnitRecord(unit: "fresh.service"))
     }
 
+    /// loadAll reads pending dispatches in a second pass, after every record: each record gets its own back.
+    @Test("loading every file gives each record its pending dispatches, and none to a record without")
+    func pendingDispatchesOfEveryFile() throws {
+        let directory = try TemporaryDirectory()
+        let store = makeStore(directory)
+        var records: [UnitRecord] = []
+        for index in 0..<5 {
+            var record = UnitRecord(unit: "unit-\(index).service")
+            if index != 2 {
+                record.pendingDispatches = (0...index).map { sequence in
+                    ["MESSAGE": "unit \(index) dispatch \(sequence)", "LIFECYCLE_SEQUENCE": "\(sequence)"]
+                }
+            }
+            try store.save(record)
+            records.append(record)
+        }
+        #expect(try store.loadAll() == StateStore.Contents(records: records, warnings: []))
+    }
+
     @Test("pending dispatches are saved in order and load back; none omits the key")
     func pendingDispatches() throws {
         let directory = try TemporaryDirectory()
