@@ -92,8 +92,20 @@ split_by_object() {
 
 section "instructions per churn run: $RUNS transient units, $WINDOW alive at once, after $WARMUP to warm up"
 for label in "${labels[@]}"; do
-    printf '[Service]\nExecStart=\nExecStart=/usr/bin/valgrind --tool=callgrind --callgrind-out-file=/run/lifecycled.callgrind.%%%%p %s/%s/lifecycled\nWatchdogSec=0\nTimeoutStartSec=900\nMemoryDenyWriteExecute=no\nSystemCallFilter=\nNoNewPrivileges=no\nProtectSystem=no\nPrivateTmp=no\n' "$BIN" "$label" |
-        c_exec_stdin install -D -m 0644 /dev/stdin /run/systemd/system/lifecycled.service.d/callgrind.conf
+    # valgrind generates code (MemoryDenyWriteExecute), makes system calls outside the filter, and callgrind_control
+    # finds it through files in its /tmp; its start is slow, and it answers no watchdog.
+    c_exec_stdin install -D -m 0644 /dev/stdin /run/systemd/system/lifecycled.service.d/callgrind.conf <<EOF
+[Service]
+ExecStart=
+ExecStart=/usr/bin/valgrind --tool=callgrind --callgrind-out-file=/run/lifecycled.callgrind.%%p $BIN/$label/lifecycled
+WatchdogSec=0
+TimeoutStartSec=900
+MemoryDenyWriteExecute=no
+SystemCallFilter=
+NoNewPrivileges=no
+ProtectSystem=no
+PrivateTmp=no
+EOF
     c_exec systemctl daemon-reload
     c_exec systemctl restart lifecycled.service
     pid=$(unit_prop lifecycled.service MainPID)
@@ -111,7 +123,8 @@ for label in "${labels[@]}"; do
     read -r own sd libc other <<<"$(split_by_object "$work/$label.callgrind")"
     per=$((total / RUNS))
     eval "per_$label=$per"
-    say "  $label: $per instructions per run (lifecycled $((own / RUNS)), libsystemd $((sd / RUNS)), libc $((libc / RUNS)), other $((other / RUNS)))"
+    say "  $label: $per instructions per run (lifecycled $((own / RUNS)), libsystemd $((sd / RUNS))," \
+        "libc $((libc / RUNS)), other $((other / RUNS)))"
     c_exec systemctl stop lifecycled.service
 done
 if ((${#labels[@]} == 2)); then

@@ -7,7 +7,7 @@ import Testing
 /// ``MemoryMapping`` on `/proc/PID/maps` lines, and ``ProcessMemory/releaseCodePages()`` on this test process.
 struct ProcessMemoryTests {
     @Test func parsesAMappingOfAFile() throws {
-        let line = "55d0c4a00000-55d0c5a11000 r-xp 00000000 00:1f 1234567                    /opt/lifecycled/bin/lifecycled"
+        let line = "55d0c4a00000-55d0c5a11000 r-xp 00000000 00:1f 1234567          /opt/lifecycled/bin/lifecycled"
         let mapping = try #require(MemoryMapping(line: Substring(line)))
         #expect(mapping.addresses == 0x55d0_c4a0_0000..<0x55d0_c5a1_1000)
         #expect(mapping.isReadable && !mapping.isWritable && mapping.isExecutable)

@@ -19,7 +19,8 @@ struct JournalFieldsTests {
         #expect(journal.count == Self.fields.count)
         #expect(journal.pairs.map { "\($0.name)|\($0.value)" } == Self.fields.map { "\($0.name)|\($0.value)" })
         let sent = journal.fieldRanges.map { String(decoding: journal.bytes[$0], as: UTF8.self) }
-        #expect(sent == Self.fields.map { "\($0.name)=\($0.value)" }, "each range is the NAME=value sd_journal_sendv takes")
+        // Each range is the NAME=value that sd_journal_sendv takes.
+        #expect(sent == Self.fields.map { "\($0.name)=\($0.value)" })
     }
 
     @Test func findsTheFirstFieldOfAName() {

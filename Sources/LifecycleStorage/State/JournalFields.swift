@@ -25,7 +25,8 @@ public struct JournalFields: Sendable, Equatable, Codable, ExpressibleByDictiona
     public init() {}
 
     public init(_ fields: [(name: String, value: String)]) {
-        reserveCapacity(fields: fields.count, bytes: fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 1 })
+        let size = fields.reduce(0) { $0 + $1.name.utf8.count + 1 + $1.value.utf8.count }
+        reserveCapacity(fields: fields.count, bytes: size)
         for field in fields {
             append(name: field.name, value: field.value)
         }

@@ -226,7 +226,9 @@ public struct StateStore: Sendable {
         let path = unitsDirectory + "/" + UnitFileName.stateFile(of: unit)
         guard case .bytes(let bytes) = try readFile(path),
               case .record(let record) = try StateFileDecoder.decode(bytes, unit: unit, path: path)
-        else { throw StateStoreError.io(path: path, operation: "read again (it changed while it was loaded)", errno: ESTALE) }
+        else {
+            throw StateStoreError.io(path: path, operation: "read again (it changed while it was loaded)", errno: ESTALE)
+        }
         return record.pendingDispatches
     }
 

@@ -59,11 +59,14 @@ public struct JournalSink: Sendable {
         }
         for field in fields {
             let name = bytes[field].prefix { $0 != UInt8(ascii: "=") }
-            guard JournalFieldName.isValid(utf8: name) else { throw Self.invalidName(String(decoding: name, as: UTF8.self)) }
+            guard JournalFieldName.isValid(utf8: name) else {
+                throw Self.invalidName(String(decoding: name, as: UTF8.self))
+            }
         }
         let r = bytes.withUnsafeBytes { raw -> Int32 in
             let vectors = fields.map { field in
-                iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + field.lowerBound), iov_len: field.count)
+                let base = UnsafeMutableRawPointer(mutating: raw.baseAddress! + field.lowerBound)
+                return iovec(iov_base: base, iov_len: field.count)
             }
             return vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
         }
@@ -71,7 +74,9 @@ public struct JournalSink: Sendable {
     }
 
     private static func invalidName(_ name: String) -> SystemdError {
-        SystemdError(errno: EINVAL, operation: "send a journal entry", message: "'\(name)' is not a valid journal field name")
+        SystemdError(
+            errno: EINVAL, operation: "send a journal entry", message: "'\(name)' is not a valid journal field name"
+        )
     }
 
     /// Sends one entry made of `NAME=value` fields with text values.
