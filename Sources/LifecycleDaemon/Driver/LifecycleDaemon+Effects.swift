@@ -82,7 +82,8 @@ extension LifecycleDaemon {
     private func send(_ dispatches: [PendingDispatch]) -> DaemonInput {
         for (index, dispatch) in dispatches.enumerated() {
             do {
-                try journal.send(dispatch.entry.journalFields.bytes, fields: dispatch.entry.journalFields.fieldRanges)
+                let entry = dispatch.entry.journalFields
+                try journal.send(entry.bytes, fields: entry.fieldRanges)
             } catch {
                 logger.error("The journal refused dispatch \(dispatch.sequence) of \(dispatch.unit)", metadata: ["error": "\(error)"])
                 return .sent(count: index, refused: true)

@@ -218,8 +218,6 @@ public struct StateStore: Sendable {
         }
     }
 
-    /// Moves a corrupt file out of the way (or leaves it when read-only) and records why; always returns nil, the
-    /// fresh state of the unit.
     /// The pending dispatches of a state file that ``loadRecord(unit:warnings:)`` has just read. The directory is
     /// locked, so the file is the same; if it is not, the start fails rather than lose a dispatch.
     private func loadPendingDispatches(unit: String) throws(StateStoreError) -> [JournalFields] {
@@ -232,6 +230,8 @@ public struct StateStore: Sendable {
         return record.pendingDispatches
     }
 
+    /// Moves a corrupt file out of the way (or leaves it when read-only) and records why; always returns nil, the
+    /// fresh state of the unit.
     private func setAside(unit: String, reason: String, warnings: inout [StateStoreWarning]) throws(StateStoreError)
         -> UnitRecord?
     {

@@ -30,8 +30,8 @@ public struct JournalSink: Sendable {
         }
     }
 
-    /// Sends `count` fields, each appended to one buffer by `append`; the iovecs point into the buffer, so a field
-    /// costs no allocation of its own.
+    /// Sends `count` fields, each appended to one buffer by `append` (which returns the field's name); the iovecs
+    /// point into the buffer, so a field costs no allocation of its own.
     private func send(_ count: Int, _ append: (Int, inout [UInt8]) -> String) throws(SystemdError) {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(4096)
