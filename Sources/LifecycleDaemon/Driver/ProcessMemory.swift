@@ -35,8 +35,8 @@ enum ProcessMemory {
     /// relocations and data.
     static func releaseCodePages() {
         #if canImport(Glibc)
-        guard let maps = readProcFile("/proc/self/maps") else { return }
-        let mappings = MemoryMapping.all(in: maps)
+        guard let maps = try? ReadableFile(opening: "/proc/self/maps").readAll() else { return }
+        let mappings = MemoryMapping.all(in: String(decoding: maps, as: UTF8.self))
         let ownCode = UInt(bitPattern: #dsohandle)
         guard let executable = mappings.first(where: { $0.addresses.contains(ownCode) }) else { return }
         for mapping in mappings
@@ -59,20 +59,4 @@ enum ProcessMemory {
         return nil
         #endif
     }()
-
-    /// A file of `/proc`, whose size `stat` does not tell: read until the end.
-    private static func readProcFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { return nil }
-            if count == 0 { return String(decoding: bytes, as: UTF8.self) }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-    }
 }

@@ -106,8 +106,8 @@ struct ReadableFile: ~Copyable {
         }
     }
 
-    /// The whole file. Only for small files (unit files and drop-ins), whose length must be known before their bytes
-    /// are hashed.
+    /// The whole file, read until the end (a `/proc` file's size says nothing). Only for small files: unit files and
+    /// drop-ins, whose length must be known before their bytes are hashed, and `/proc/self/maps`.
     func readAll() throws(VersionReadError) -> [UInt8] {
         var bytes: [UInt8] = []
         try forEachChunk { bytes.append(contentsOf: $0) }

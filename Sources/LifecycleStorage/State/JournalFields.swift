@@ -98,10 +98,9 @@ public struct JournalFields: Sendable, Equatable, Codable, ExpressibleByDictiona
 
     /// The value of the first field named `name`.
     public subscript(name: String) -> String? {
-        let wanted = Array(name.utf8)
         for index in 0..<count {
             let ranges = ranges(of: index)
-            if bytes[ranges.name].elementsEqual(wanted) { return text(ranges.value) }
+            if bytes[ranges.name].elementsEqual(name.utf8) { return text(ranges.value) }
         }
         return nil
     }
