@@ -115,14 +115,19 @@ public struct UnitTracker: Sendable {
         return effects
     }
 
-    /// The journal took dispatch `sequence` of `unit`: it is no longer pending, and the next save of the record
-    /// leaves it out (no save just for this: until then it is merely checked once more at the next start).
-    public mutating func markDelivered(unit: String, sequence: UInt64) {
+    /// The journal holds dispatch `sequence` of `unit`: it is no longer pending.
+    ///
+    /// - Returns: whether the record held it.
+    @discardableResult
+    public mutating func markDelivered(unit: String, sequence: UInt64) -> Bool {
         let number = String(sequence)
-        records[unit]?.pendingDispatches.removeAll { $0["LIFECYCLE_SEQUENCE"] == number }
+        guard let index = records[unit]?.pendingDispatches.firstIndex(where: { $0["LIFECYCLE_SEQUENCE"] == number })
+        else { return false }
+        records[unit]?.pendingDispatches.remove(at: index)
         // An empty array without its buffer: every record's would otherwise stay allocated between the freed
         // dispatches, each pinning a page of the heap (docs/PERFORMANCE.md, resident memory).
         if records[unit]?.pendingDispatches.isEmpty == true { records[unit]?.pendingDispatches = [] }
+        return true
     }
 
     /// Stores `record` and returns the effects that persist it and send `dispatch` (numbered), in that order.

@@ -5,13 +5,21 @@ import LifecycleStorage
 
 /// The journal's answers about dispatches (see ``Outbox``).
 extension DaemonCore {
+    /// At start: the dispatches an earlier process saved as pending are looked for before anything else is sent.
+    mutating func adoptLeftovers() {
+        let leftovers = tracker.records.values.sorted { $0.unit < $1.unit }.flatMap(PendingDispatch.pending(in:))
+        guard !leftovers.isEmpty else { return }
+        outbox.adoptLeftovers(leftovers)
+        lookForUnconfirmed()
+    }
+
     mutating func sent(count: Int, refused: Bool) {
-        let (delivered, retryAt) = outbox.sent(count: count, refused: refused, now: now)
-        for dispatch in delivered {
-            tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence)
+        let (taken, retryAt) = outbox.sent(count: count, refused: refused, now: now)
+        if !outbox.confirms {
+            for dispatch in taken { tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence) }
         }
-        dispatchCount += delivered.count
-        countDelivered(delivered)
+        dispatchCount += taken.count
+        countDelivered(taken)
         if let retryAt {
             health.journalRefusals += 1
             log(.error, "The journal refused a dispatch; it is kept and sent again")
@@ -19,42 +27,52 @@ extension DaemonCore {
         } else if let count = outbox.takeRecoveredCount() {
             log(.notice, "The journal took the \(count) dispatches it had refused")
         }
-        armConfirmation()
+        if isRecovering, outbox.isFullForRecovery {
+            // Recovery waits for these: look at once rather than through the timer.
+            lookForUnconfirmed()
+        } else {
+            armConfirmation()
+        }
     }
 
-    mutating func lookedUp(_ dispatches: [PendingDispatch], purpose: LookUpPurpose, found: [Bool]?) {
-        guard let found else {
-            switch purpose {
-            case .leftovers:
-                // Sending blindly could duplicate entries; without the journal there is no telling, so do nothing.
-                log(.warning, "Failed to check the journal for undelivered dispatches")
-            case .confirmation:
-                log(.warning, "Failed to check that the journal holds \(dispatches.count) dispatches")
-            }
+    /// The confirmation timer fired, or recovery waits: look for every entry not yet confirmed.
+    mutating func lookForUnconfirmed() {
+        let dispatches = outbox.takeForConfirmation(now: now)
+        if !dispatches.isEmpty { effects.append(.lookUp(dispatches)) }
+    }
+
+    mutating func lookedUp(_ dispatches: [PendingDispatch], check: JournalCheck?) {
+        defer { armConfirmation() }
+        guard let check else {
+            log(.warning, "Failed to check that the journal holds \(dispatches.count) dispatches; looking again later")
+            outbox.lookFailed(recovering: isRecovering)
             return
         }
-        var missing: [PendingDispatch] = []
-        for (dispatch, isThere) in zip(dispatches, found) {
-            if !isThere {
-                missing.append(dispatch)
-            } else if purpose == .leftovers {
-                tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence)
+        let result = outbox.confirm(dispatches, check: check, recovering: isRecovering)
+        // Delivered means delivered: the records are saved without what the journal holds, so that nothing is sent
+        // again at the next start, whatever journal retention removes meanwhile.
+        var units: [String] = []
+        for dispatch in result.delivered {
+            if tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence), units.last != dispatch.unit {
+                units.append(dispatch.unit)
             }
         }
-        guard !missing.isEmpty else { return }
-        switch purpose {
-        case .leftovers:
-            for dispatch in missing {
-                log(.notice, "Sending again dispatch \(dispatch.sequence) of \(dispatch.unit), which the journal does not hold")
-            }
-        case .confirmation:
-            health.journalDrops += missing.count
-            log(.warning, "The journal dropped \(missing.count) dispatches it had accepted (journald's rate limit?); sending them again")
+        for unit in Set(units).sorted() {
+            if let record = tracker.records[unit] { effects.append(.save(record)) }
         }
-        for dispatch in missing { outbox.enqueue(dispatch) }
+        for dispatch in result.beyondRetention {
+            log(.notice, "Dispatch \(dispatch.sequence) of \(dispatch.unit) is older than the journal's oldest entry: taken as delivered, not sent again")
+        }
+        if !result.dropped.isEmpty {
+            health.journalDrops += result.dropped.count
+            log(.warning, "The journal dropped \(result.dropped.count) dispatches it had accepted (journald's rate limit?): a later entry is there but not these; sending them again")
+        }
+        reportRecoveryProgress()
     }
 
     mutating func armConfirmation() {
-        if let at = outbox.confirmationToArm() { effects.append(.arm(.confirmDelivery, at: at)) }
+        if let at = outbox.confirmationToArm(now: now, recovering: isRecovering) {
+            effects.append(.arm(.confirmDelivery, at: at))
+        }
     }
 }

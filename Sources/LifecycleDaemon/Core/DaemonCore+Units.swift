@@ -2,6 +2,7 @@
 
 import LifecycleEngine
 import LifecycleStorage
+import LifecycleSystemd
 
 /// What systemd says about the watched units, and the work it leads to.
 extension DaemonCore {
@@ -10,6 +11,10 @@ extension DaemonCore {
         switch phase {
         case .starting(let buffered):
             phase = .recovering(.start, listing: snapshots, buffered: buffered)
+            if readsManagerJournal {
+                // A long history takes a while to read: ask systemd for more than its start timeout.
+                effects.append(.notify([.status("Reading PID 1's journal for missed runs"), .extendTimeout(RecoveryProgress.timeoutExtension)]))
+            }
             effects.append(.readRecovery(startQuery(listing: snapshots)))
         case .signalsLost(let since, let buffered):
             phase = .recovering(.signalsLost(since: since), listing: snapshots, buffered: buffered)
@@ -97,6 +102,7 @@ extension DaemonCore {
         }
         prefetchVersions(for: transitions)
         work += transitions.map(Work.transition)
+        recoveryProgress = RecoveryProgress(total: transitions.count { $0.transition == .began }, reportedAt: now)
         work.append(.resync(listing, isFirst: cause == .start))
         work += buffered.map(Work.change)
         work.append(.finishRecovery(cause, watchedUnits: watchedCount(listing)))
@@ -116,6 +122,7 @@ extension DaemonCore {
 
     private mutating func finishRecovery(_ cause: RecoveryCause?, watchedUnits: Int) {
         phase = .tracking
+        recoveryProgress = nil
         health.watchedUnits = watchedUnits
         report(status: "Watching \(watchedUnits) loaded units")
         deferred.insert(contentsOf: heldRequests, at: 0)
@@ -129,6 +136,19 @@ extension DaemonCore {
         }
     }
 
+    /// While a long recovery runs: its progress in `systemctl status`, and more time from systemd before READY.
+    mutating func reportRecoveryProgress() {
+        guard var progress = recoveryProgress, now - progress.reportedAt >= RecoveryProgress.interval else { return }
+        progress.reportedAt = now
+        recoveryProgress = progress
+        let status = "Recovering \(progress.done) of \(progress.total) runs"
+        if isReady {
+            report(status: status)
+        } else {
+            effects.append(.notify([.status(status), .extendTimeout(RecoveryProgress.timeoutExtension)]))
+        }
+    }
+
     private func watchedCount(_ snapshots: [UnitSnapshot]) -> Int {
         snapshots.filter { configuration.isWatched($0.name) }.count
     }
@@ -138,6 +158,7 @@ extension DaemonCore {
     mutating func perform(_ item: Work) {
         switch item {
         case .transition(let transition):
+            if transition.transition == .began, transition.isReconciled { recoveryProgress?.done += 1 }
             begin(transition)
         case .resync(let snapshots, let isFirst):
             let transitions = tracker.resync(snapshots, isFirstListing: isFirst)

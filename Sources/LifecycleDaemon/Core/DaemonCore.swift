@@ -69,6 +69,8 @@ public struct DaemonCore: Sendable {
     var metricsPath: String?
     /// A record changed since the last metrics write.
     var haveRecordsChanged = false
+    /// The runs a recovery begins, and how many it has recorded: shown while it takes long.
+    var recoveryProgress: RecoveryProgress?
     /// The metrics timer fired and has not been planned for yet (an answer was awaited).
     var isMetricsTimerDue = false
 
@@ -99,15 +101,22 @@ public struct DaemonCore: Sendable {
         if let batch = outbox.takeBatch() { effects.append(.send(batch)) }
         planMetrics(timerFired: input == .timer(.writeMetrics))
         defer { effects = [] }
-        return effects
+        return effects.coalescingSaves()
     }
 
     /// True while work or earlier inputs wait.
     var isBusy: Bool { awaited != nil || !work.isEmpty || !deferred.isEmpty }
 
+    /// True while the journal's answers to a recovery are awaited: work waits for them, not only changes.
+    var isRecovering: Bool {
+        if case .recovering = phase { true } else { false }
+    }
+
     private mutating func drain() {
         while awaited == nil {
             if !work.isEmpty {
+                // A long history is recorded in rounds: the state files hold at most a round's dispatches.
+                if isRecovering, outbox.isFullForRecovery { return }
                 perform(work.removeFirst())
             } else if !deferred.isEmpty {
                 process(deferred.removeFirst())
@@ -136,7 +145,7 @@ public struct DaemonCore: Sendable {
         case .versionRead(let unit, let version): takeVersion(version, of: unit)
         case .runEndingRead(let unit, let id, let ending): takeEnding(ending, of: unit, invocationID: id)
         case .sent(let count, let refused): sent(count: count, refused: refused)
-        case .lookedUp(let dispatches, let purpose, let found): lookedUp(dispatches, purpose: purpose, found: found)
+        case .lookedUp(let dispatches, let check): lookedUp(dispatches, check: check)
         case .managerPublished: becomeReady()
         case .request(let request, let token): handle(request, token: token, input: input)
         case .reloaded(let result): reload(result)
@@ -149,10 +158,7 @@ public struct DaemonCore: Sendable {
 
     private mutating func start() {
         health.startTime = now
-        if readsJournal {
-            let leftovers = tracker.records.values.sorted { $0.unit < $1.unit }.flatMap(PendingDispatch.pending(in:))
-            if !leftovers.isEmpty { effects.append(.lookUp(leftovers, purpose: .leftovers)) }
-        }
+        if readsJournal { adoptLeftovers() }
         let patterns = configuration.watch.map(\.pattern)
         guard !patterns.isEmpty else {
             log(.notice, "No units are watched: add patterns to \"watch\" in the configuration")
@@ -169,6 +175,8 @@ public struct DaemonCore: Sendable {
         effects.append(.notify([.stopping]))
         if outbox.undeliveredCount > 0 {
             log(.warning, "Stopping with \(outbox.undeliveredCount) dispatches the journal refused; they are sent at the next start")
+        } else if outbox.unconfirmedCount > 0 {
+            log(.info, "Stopping with \(outbox.unconfirmedCount) dispatches the journal has not shown yet; the next start looks for them")
         }
         log(.info, "Stopped after \(dispatchCount) dispatches")
         effects.append(.exit)
@@ -233,9 +241,7 @@ public struct DaemonCore: Sendable {
             health.journalRetries += 1
             outbox.retryDue()
         case .confirmDelivery:
-            let due = outbox.takeDueForConfirmation(now: now)
-            if !due.isEmpty { effects.append(.lookUp(due, purpose: .confirmation)) }
-            armConfirmation()
+            lookForUnconfirmed()
         case .writeMetrics:
             break  // planMetrics, after every input, decides
         }

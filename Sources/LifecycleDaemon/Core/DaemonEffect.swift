@@ -10,8 +10,8 @@ public enum DaemonEffect: Sendable, Equatable {
     case save(UnitRecord)
     /// Send these entries to the journal in order, stopping at the first refusal; answer ``DaemonInput/sent(count:refused:)``.
     case send([PendingDispatch])
-    /// Look these entries up in lifecycled's own journal entries; answer ``DaemonInput/lookedUp(_:purpose:found:)``.
-    case lookUp([PendingDispatch], purpose: LookUpPurpose)
+    /// Look these entries up in lifecycled's own journal entries; answer ``DaemonInput/lookedUp(_:_:)``.
+    case lookUp([PendingDispatch])
     /// Read ahead, in one batch, what the versions of these runs will need, for the ``readVersion(unit:invocationID:source:)``
     /// that follow (no answer).
     case prefetchVersions([UnitRunID])
@@ -58,4 +58,29 @@ public struct LogLine: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension [DaemonEffect] {
+    /// The effects with one save per record: the first save of each unit writes the record as its last save has it,
+    /// and the later ones go. A record is still saved before any of its dispatches is sent (sends come after all saves
+    /// of one input), and a long history costs one write per round instead of one per dispatch.
+    func coalescingSaves() -> [DaemonEffect] {
+        var newest: [String: UnitRecord] = [:]
+        var saves = 0
+        for case .save(let record) in self {
+            newest[record.unit] = record
+            saves += 1
+        }
+        guard saves > newest.count else { return self }
+        var result: [DaemonEffect] = []
+        result.reserveCapacity(count - (saves - newest.count))
+        for effect in self {
+            guard case .save(let record) = effect else {
+                result.append(effect)
+                continue
+            }
+            if let latest = newest.removeValue(forKey: record.unit) { result.append(.save(latest)) }
+        }
+        return result
+    }
 }

@@ -28,9 +28,9 @@ public enum DaemonInput: Sendable, Equatable {
     /// The answer to ``DaemonEffect/send(_:)``: the first `sent` entries reached the journal; when `refused`, the
     /// next one was refused and the rest were not tried.
     case sent(count: Int, refused: Bool)
-    /// The answer to ``DaemonEffect/lookUp(_:purpose:)``: for each entry asked about, whether the journal holds it;
-    /// nil when the journal could not be read.
-    case lookedUp([PendingDispatch], purpose: LookUpPurpose, found: [Bool]?)
+    /// The answer to ``DaemonEffect/lookUp(_:)``: what the journal says of the entries asked about; nil when it could
+    /// not be read.
+    case lookedUp([PendingDispatch], JournalCheck?)
     /// The answer to ``DaemonEffect/publishManager``: whether lifecycled's D-Bus interface is on the bus.
     case managerPublished(Bool)
     /// A manual or custom event from the D-Bus interface; answered with ``DaemonEffect/reply(_:_:)``.
@@ -66,19 +66,30 @@ public struct ConfigurationReloadError: Error, Sendable, Equatable, CustomString
     public init(_ description: String) { self.description = description }
 }
 
-/// Why the journal is asked whether it holds some dispatches.
-public enum LookUpPurpose: Sendable, Equatable {
-    /// At start: dispatches an earlier process saved as pending; those missing are sent again.
-    case leftovers
-    /// A few seconds after sending: journald may drop an entry it accepted (its rate limit).
-    case confirmation
+/// What the journal says of dispatches the core asked after (``DaemonEffect/lookUp(_:)``).
+public struct JournalCheck: Sendable, Equatable {
+    /// For each dispatch asked about, whether the journal holds it.
+    public var found: [Bool]
+    /// The time of the oldest entry the journal still holds (ms since the epoch), nil when unknown: what happened
+    /// before it may have been removed by retention.
+    public var heldSince: Milliseconds?
+    /// Whether the journal holds PID 1's entry about starting this lifecycled. PID 1 sent it after the earlier
+    /// lifecycled had exited, and journald takes its socket's entries in order, so everything the earlier process
+    /// sent was taken (or dropped) by then.
+    public var earlierProcessesDone: Bool
+
+    public init(found: [Bool], heldSince: Milliseconds? = nil, earlierProcessesDone: Bool = false) {
+        self.found = found
+        self.heldSince = heldSince
+        self.earlierProcessesDone = earlierProcessesDone
+    }
 }
 
 /// The core's timers; arming one again moves it.
 public enum DaemonTimer: Sendable, Hashable {
     /// Send again the entries the journal refused.
     case retryDelivery
-    /// Look for sent entries in the journal.
+    /// Look for sent entries (and those an earlier process left) in the journal.
     case confirmDelivery
     /// Tell the service manager lifecycled is alive.
     case watchdog

@@ -4,20 +4,48 @@ import LifecycleEngine
 
 /// Getting every dispatch into the journal exactly once, as bookkeeping without I/O (DESIGN §9).
 ///
-/// A unit's record, holding each of its dispatches the journal has not taken yet, is saved before the newest of
-/// them is sent; so after lifecycled dies, the dispatches that may be missing from the journal are all in the records,
-/// and the next start looks each up and sends only those missing. While lifecycled runs:
+/// A unit's record, holding each of its dispatches the journal has not confirmed yet, is saved before the newest of
+/// them is sent, and saved again without them once the journal is seen to hold them; so after lifecycled dies, the
+/// dispatches that may be missing from the journal are all in the records, and none that the journal confirmed is
+/// among them, whatever journal retention removed since. While lifecycled runs:
 /// - entries go out in the order they were made, one batch at a time; an entry the journal refuses stops the batch
 ///   and, with everything after it, is tried again a second later;
-/// - journald can drop an entry it accepted (its rate limit): a few seconds after each send the entry is looked for,
-///   at most once a second, and sent again when missing.
+/// - a sent entry is looked for in the journal until it is found (``JournalCheck``). journald takes entries in the
+///   order they were sent and may take its time (a stalled or busy journald), so a missing entry is only taken as
+///   dropped (journald's rate limit) on evidence: an entry sent after it is there, or, for an entry an earlier
+///   lifecycled left, PID 1's entry about starting this one. Never on a timer: slow is not lost.
 struct Outbox: Sendable {
+    /// A sent entry not yet found in the journal.
+    struct Unconfirmed: Sendable {
+        var dispatch: PendingDispatch
+        /// When this process sent it; nil for an entry an earlier process left pending (sent before all of ours).
+        var sentAt: Milliseconds?
+    }
+
+    /// What one look at the journal decided.
+    struct Confirmation: Sendable {
+        /// Found in the journal, or left by an earlier process about an event older than the oldest entry the journal
+        /// still holds (retention may have removed it, and sending it again could count it twice): not sent again.
+        var delivered: [PendingDispatch] = []
+        /// Of ``delivered``, those the journal can no longer tell about (made before its oldest entry).
+        var beyondRetention: [PendingDispatch] = []
+        /// Missing although a later entry is there: journald dropped them; they are queued to be sent again.
+        var dropped: [PendingDispatch] = []
+        /// Missing with no evidence yet: still looked for.
+        var waiting = 0
+    }
+
     static let retryDelay: Milliseconds = 1_000
-    static let confirmationDelay: Milliseconds = 3_000
-    /// At most one look a second: each opens the journal, and a busy machine dispatches hundreds a second.
-    static let confirmationInterval: Milliseconds = 1_000
-    /// At most this many sent entries wait to be confirmed; older ones are no longer looked for.
-    static let maximumUnconfirmed = 20_000
+    /// The first look after a send, and the shortest interval between looks while tracking: each look opens the
+    /// journal, and a busy machine dispatches hundreds a second.
+    static let lookInterval: Milliseconds = 1_000
+    /// The longest interval between looks while entries stay missing with no evidence (a journald stopped for long).
+    static let longestLookInterval: Milliseconds = 30_000
+    /// While recovering a long history: looks follow sends at once, then every 5 ms doubling up to a second.
+    static let shortestRecoveryLookInterval: Milliseconds = 5
+    /// At most this many dispatches are made but not confirmed while recovering, so that a state file holds at most
+    /// this many pending dispatches (each about 3 KB of JSON) however long the history is.
+    static let recoveryBound = 16
 
     /// Made, not handed out yet: behind the batch in flight, or refused and waiting for the retry.
     private(set) var queued: [PendingDispatch] = []
@@ -26,22 +54,37 @@ struct Outbox: Sendable {
     private(set) var isWaitingForRetry = false
     /// Entries sent since the journal last refused one (for one log line once it takes them all).
     private(set) var sentSinceRefusal: Int?
-    /// Sent entries with their send time, oldest first, until they are looked for.
-    private var unconfirmed: [(dispatch: PendingDispatch, sentAt: Milliseconds)] = []
-    private var lastConfirmation: Milliseconds?
+    /// Sent entries, in the order they were sent (an earlier process's first), until the journal is seen to hold them.
+    private(set) var unconfirmed: [Unconfirmed] = []
+    private var lastLook: Milliseconds?
+    /// The interval to the next look while entries stay missing with no evidence: doubles each time, back to the
+    /// shortest once a look finds something.
+    private var backoff: Milliseconds?
     private(set) var isConfirmationArmed = false
 
-    /// Whether sent entries are looked for at all (only root can read and trust the whole journal).
+    /// Whether sent entries are looked for at all (only root can read and trust the whole journal); when not, an entry
+    /// is taken as delivered once the journal accepted it.
     let confirms: Bool
 
     init(confirms: Bool) {
         self.confirms = confirms
     }
 
+    /// Made and not yet taken by the journal.
     var undeliveredCount: Int { queued.count + inFlight.count }
+    /// Made and not yet confirmed.
+    var unconfirmedCount: Int { undeliveredCount + unconfirmed.count }
+
+    /// True when recovery must wait for the journal before making more dispatches.
+    var isFullForRecovery: Bool { confirms && unconfirmedCount >= Self.recoveryBound }
 
     mutating func enqueue(_ dispatch: PendingDispatch) {
         queued.append(dispatch)
+    }
+
+    /// Takes the dispatches an earlier process saved as pending: they are looked for before anything is sent again.
+    mutating func adoptLeftovers(_ dispatches: [PendingDispatch]) {
+        unconfirmed.insert(contentsOf: dispatches.map { Unconfirmed(dispatch: $0, sentAt: nil) }, at: 0)
     }
 
     /// The next batch to send, when nothing is in flight and no retry is pending.
@@ -54,23 +97,21 @@ struct Outbox: Sendable {
 
     /// The journal took the first `count` entries in flight, and refused the next one when `refused`.
     ///
-    /// - Returns: the entries delivered, and when to retry (nil unless refused).
-    mutating func sent(count: Int, refused: Bool, now: Milliseconds) -> (delivered: [PendingDispatch], retryAt: Milliseconds?) {
-        let delivered = Array(inFlight.prefix(count))
+    /// - Returns: the entries the journal took (delivered already when nothing ``confirms``), and when to retry (nil
+    ///   unless refused).
+    mutating func sent(count: Int, refused: Bool, now: Milliseconds) -> (taken: [PendingDispatch], retryAt: Milliseconds?) {
+        let taken = Array(inFlight.prefix(count))
         let rest = inFlight.dropFirst(count)
         inFlight = []
-        if confirms {
-            unconfirmed.append(contentsOf: delivered.map { ($0, now) })
-            if unconfirmed.count > Self.maximumUnconfirmed { unconfirmed.removeFirst(unconfirmed.count - Self.maximumUnconfirmed) }
-        }
-        if sentSinceRefusal != nil { sentSinceRefusal! += delivered.count }
+        if confirms { unconfirmed.append(contentsOf: taken.map { Unconfirmed(dispatch: $0, sentAt: now) }) }
+        if sentSinceRefusal != nil { sentSinceRefusal! += taken.count }
         guard refused else {
-            return (delivered, nil)
+            return (taken, nil)
         }
         sentSinceRefusal = sentSinceRefusal ?? 0
         queued.insert(contentsOf: rest, at: 0)
         isWaitingForRetry = true
-        return (delivered, now + Self.retryDelay)
+        return (taken, now + Self.retryDelay)
     }
 
     /// The retry timer fired: the queue may be sent again.
@@ -85,19 +126,81 @@ struct Outbox: Sendable {
         return count
     }
 
-    /// When to look for sent entries next, if the confirmation timer must be armed now.
-    mutating func confirmationToArm() -> Milliseconds? {
+    /// When to look for sent entries next, if the confirmation timer must be armed now. While `recovering`, looks
+    /// follow at once and then quickly: recovery waits for them.
+    mutating func confirmationToArm(now: Milliseconds, recovering: Bool) -> Milliseconds? {
         guard !isConfirmationArmed, let oldest = unconfirmed.first else { return nil }
         isConfirmationArmed = true
-        return max(oldest.sentAt + Self.confirmationDelay, (lastConfirmation ?? 0) + Self.confirmationInterval)
+        if recovering {
+            return now + (backoff.map { min($0, Self.lookInterval) } ?? 0)
+        }
+        let earliest = (oldest.sentAt ?? now) + Self.lookInterval
+        return max(earliest, (lastLook ?? 0) + (backoff ?? Self.lookInterval))
     }
 
-    /// The confirmation timer fired: the entries sent long enough ago, to look for now.
-    mutating func takeDueForConfirmation(now: Milliseconds) -> [PendingDispatch] {
+    /// The confirmation timer fired: every entry not yet confirmed, in the order sent, to look for now.
+    mutating func takeForConfirmation(now: Milliseconds) -> [PendingDispatch] {
         isConfirmationArmed = false
-        lastConfirmation = now
-        let due = unconfirmed.prefix { $0.sentAt <= now - Self.confirmationDelay }
-        unconfirmed.removeFirst(due.count)
-        return due.map(\.dispatch)
+        lastLook = now
+        return unconfirmed.map(\.dispatch)
+    }
+
+    /// What the journal said about `dispatches` (as ``takeForConfirmation(now:)`` gave them): found entries are
+    /// delivered, missing ones dropped only on evidence (see the type's comment), the rest still looked for.
+    mutating func confirm(_ dispatches: [PendingDispatch], check: JournalCheck, recovering: Bool) -> Confirmation {
+        var found: Set<DispatchKey> = []
+        for (dispatch, isThere) in zip(dispatches, check.found) where isThere { found.insert(DispatchKey(dispatch)) }
+        let asked = Set(dispatches.map(DispatchKey.init))
+        // The last of this process's entries found: every entry sent before it was taken or dropped by journald.
+        let lastOwnFound = unconfirmed.lastIndex { $0.sentAt != nil && found.contains(DispatchKey($0.dispatch)) }
+        var result = Confirmation()
+        var still: [Unconfirmed] = []
+        for (index, item) in unconfirmed.enumerated() {
+            let key = DispatchKey(item.dispatch)
+            guard asked.contains(key) else {
+                still.append(item)
+                continue
+            }
+            if found.contains(key) {
+                result.delivered.append(item.dispatch)
+            } else if item.sentAt == nil, let heldSince = check.heldSince, let time = item.dispatch.eventTime,
+                time < heldSince
+            {
+                // An earlier process's entry from before the oldest the journal holds: retention may have removed it.
+                result.delivered.append(item.dispatch)
+                result.beyondRetention.append(item.dispatch)
+            } else if index < lastOwnFound ?? -1 || (item.sentAt == nil && check.earlierProcessesDone) {
+                result.dropped.append(item.dispatch)
+            } else {
+                result.waiting += 1
+                still.append(item)
+            }
+        }
+        unconfirmed = still
+        queued.insert(contentsOf: result.dropped, at: 0)
+        if result.delivered.isEmpty, result.dropped.isEmpty {
+            let shortest = recovering ? Self.shortestRecoveryLookInterval : Self.lookInterval
+            backoff = min(Self.longestLookInterval, backoff.map { $0 * 2 } ?? shortest)
+        } else {
+            backoff = nil
+        }
+        return result
+    }
+
+    /// The journal could not be read: look again later, less often each time.
+    mutating func lookFailed(recovering: Bool) {
+        let shortest = recovering ? Self.shortestRecoveryLookInterval : Self.lookInterval
+        backoff = min(Self.longestLookInterval, backoff.map { $0 * 2 } ?? shortest)
+    }
+}
+
+/// A dispatch's identity: its unit and number.
+private struct DispatchKey: Hashable {
+    var unit: String
+    var sequence: UInt64
+
+    init(_ dispatch: PendingDispatch) {
+        unit = dispatch.unit
+        sequence = dispatch.sequence
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleEngine
 import LifecycleStorage
 
 /// One dispatch on its way to the journal: the entry exactly as it is sent (and sent again, byte for byte), with the
@@ -13,6 +14,11 @@ public struct PendingDispatch: Sendable, Equatable {
         self.unit = unit
         self.sequence = sequence
         self.entry = entry
+    }
+
+    /// When the dispatched event happened (`LIFECYCLE_TIME`): the dispatch was made then or later.
+    var eventTime: Milliseconds? {
+        entry.journalFields["LIFECYCLE_TIME"].flatMap(TimestampParser.milliseconds(from:))
     }
 
     /// The dispatches a record holds as pending, oldest first; entries without a readable sequence are skipped.

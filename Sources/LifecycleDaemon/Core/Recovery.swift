@@ -56,3 +56,16 @@ public struct RecoveryAnswer: Sendable, Equatable {
         self.endings = endings
     }
 }
+
+/// How far a recovery has got, for `systemctl status` while a long history is recorded.
+struct RecoveryProgress: Sendable {
+    /// Runs the recovery begins, and how many of them are recorded.
+    var total: Int
+    var done = 0
+    /// When progress was last reported (ms since the epoch).
+    var reportedAt: Milliseconds
+
+    /// How often progress is reported, and how much more time each report asks systemd for (`EXTEND_TIMEOUT_USEC`).
+    static let interval: Milliseconds = 1_000
+    static let timeoutExtension: Duration = .seconds(30)
+}

@@ -7,10 +7,6 @@ import LifecycleSystemd
 import Logging
 
 extension LifecycleDaemon {
-    /// How often, and how far apart, dispatches left pending by an earlier process are looked for at start:
-    /// journald may still be writing the last ones it received.
-    static let leftoverLookUpAttempts = 5
-    static let leftoverLookUpInterval = Duration.milliseconds(200)
     /// How often, and how far apart, PID 1's journal is asked how a run ended that no signal showed end: PID 1
     /// writes the entry just before the change that showed the next run, and journald may not have stored it yet.
     static let runEndingAttempts = 5
@@ -30,8 +26,8 @@ extension LifecycleDaemon {
             }
         case .send(let dispatches):
             return send(dispatches)
-        case .lookUp(let dispatches, let purpose):
-            return .lookedUp(dispatches, purpose: purpose, found: await lookUp(dispatches, purpose: purpose))
+        case .lookUp(let dispatches):
+            return .lookedUp(dispatches, lookUp(dispatches))
         case .readVersion(let unit, let invocationID, let versionSource):
             return .versionRead(
                 unit: unit, version: await version(of: unit, invocationID: invocationID, from: versionSource)
@@ -92,23 +88,32 @@ extension LifecycleDaemon {
         return .sent(count: dispatches.count, refused: false)
     }
 
-    private func lookUp(_ dispatches: [PendingDispatch], purpose: LookUpPurpose) async -> [Bool]? {
-        let attempts = purpose == .leftovers ? Self.leftoverLookUpAttempts : 1
-        var found = [Bool](repeating: false, count: dispatches.count)
-        for attempt in 1...attempts {
-            let missing = found.indices.filter { !found[$0] }
-            do {
-                let answers = try JournalReader().contains(missing.map { dispatches[$0].journalQuery })
-                for (index, isThere) in zip(missing, answers) where isThere { found[index] = true }
-            } catch {
-                logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
-                return nil
-            }
-            if found.allSatisfy({ $0 }) || attempt == attempts { break }
-            await thread.sleep(for: Self.leftoverLookUpInterval)
+    /// Whether the journal holds `dispatches`, how far back it goes, and whether it shows that an earlier
+    /// lifecycled's entries were all taken (PID 1's entries about this process's run, by its `INVOCATION_ID`).
+    private func lookUp(_ dispatches: [PendingDispatch]) -> JournalCheck? {
+        var queries = dispatches.map(\.journalQuery)
+        let evidence = Self.ownRunQuery
+        if let evidence { queries.append(evidence) }
+        do {
+            var (found, oldest) = try JournalReader().holdings(of: queries)
+            let earlierProcessesDone = evidence != nil && found.removeLast()
+            return JournalCheck(
+                found: found, heldSince: oldest.map { Milliseconds($0 / 1_000) }, earlierProcessesDone: earlierProcessesDone
+            )
+        } catch {
+            logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
+            return nil
         }
-        return found
     }
+
+    /// PID 1's entries about this process's run of lifecycled.service (`_PID=1 INVOCATION_ID=…`); nil when systemd did
+    /// not start this process (no `$INVOCATION_ID`).
+    private static let ownRunQuery: [String]? = {
+        guard let id = getenv("INVOCATION_ID").map({ String(cString: $0) }), id.count == 32,
+            id.allSatisfy(\.isHexDigit)
+        else { return nil }
+        return ["_PID=1", "INVOCATION_ID=\(id)"]
+    }()
 
     private func ending(of unit: String, invocationID: String) async -> RunEnding? {
         let reader = JournalRecoveryReader(logger: logger)

@@ -109,9 +109,17 @@ public struct JournalReader: Sendable {
     /// For each query (a list of `FIELD=value` matches, as in ``entries(matching:fields:)``), whether the journal holds
     /// at least one entry matching it. One open journal serves all queries, which are answered from the journal's
     /// field index, so thousands of them cost milliseconds.
-    ///
-    /// Wraps `sd_journal_flush_matches(3)` and `sd_journal_seek_head(3)` besides the calls above.
     public func contains(_ queries: [[String]]) throws(SystemdError) -> [Bool] {
+        try holdings(of: queries).found
+    }
+
+    /// What the journal holds: for each query, as in ``contains(_:)``, whether an entry matches it; and the time of
+    /// the oldest entry it still holds (µs since the epoch, nil when it holds none), before which retention may
+    /// have removed entries.
+    ///
+    /// Wraps `sd_journal_flush_matches(3)`, `sd_journal_seek_head(3)` and `sd_journal_get_cutoff_realtime_usec(3)`
+    /// besides the calls above.
+    public func holdings(of queries: [[String]]) throws(SystemdError) -> (found: [Bool], oldest: UInt64?) {
         let journal = try open(matching: [])
         defer { sd_journal_close(journal) }
         var found: [Bool] = []
@@ -121,7 +129,10 @@ public struct JournalReader: Sendable {
             try check(sd_journal_seek_head(journal), "seek the journal")
             found.append(try check(sd_journal_next(journal), "read the journal") > 0)
         }
-        return found
+        var oldest: UInt64 = 0
+        var newest: UInt64 = 0
+        let held = sd_journal_get_cutoff_realtime_usec(journal, &oldest, &newest) > 0
+        return (found, held ? oldest : nil)
     }
 
     /// This boot's id as the journal's `_BOOT_ID` field spells it (32 hex digits); nil when it cannot be read.

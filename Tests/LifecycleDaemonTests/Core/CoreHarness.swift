@@ -32,8 +32,21 @@ struct CoreHarness {
     /// The recovery answer the journal gives; nil holds the query back.
     var recovery: RecoveryAnswer? = RecoveryAnswer()
     var recoveryQueries: [RecoveryQuery] = []
-    /// Entries the journal holds already (for look-ups), by unit and sequence.
+    /// Entries the journal holds already (for look-ups), by unit and sequence ("web.service#3").
     var alreadyJournaled: Set<String> = []
+    /// Entries sent but not yet written by journald (a stalled journald), by unit and sequence.
+    var notYetWritten: Set<String> = []
+    /// What look-ups say besides: the oldest time the journal holds, and whether PID 1's entry about this process is
+    /// there (evidence that an earlier process's entries were all taken).
+    var journalHeldSince: Milliseconds?
+    var earlierProcessesDone = true
+    var journalReadable = true
+    /// Each look-up, in order.
+    var lookUps: [[PendingDispatch]] = []
+    /// How many further look-ups find nothing new (journald stalled): each written entry shows only after them.
+    var stallLookUps = 0
+    /// Every notification to the service manager, in order.
+    var notifications: [ServiceNotification] = []
     var watched: [[UnitPattern]] = []
     /// How runs ended by PID 1's journal, by InvocationID, for ``DaemonEffect/readRunEnding(unit:invocationID:)``.
     var runEndings: [String: RunEnding] = [:]
@@ -79,10 +92,16 @@ struct CoreHarness {
                 journal.append(dispatch)
             }
             return .sent(count: batch.count, refused: false)
-        case .lookUp(let dispatches, let purpose):
-            if purpose == .leftovers { milestones.append("leftovers") }
-            let keys = Set(journal.map { "\($0.unit)#\($0.sequence)" }).union(alreadyJournaled)
-            return .lookedUp(dispatches, purpose: purpose, found: dispatches.map { keys.contains("\($0.unit)#\($0.sequence)") })
+        case .lookUp(let dispatches):
+            if !milestones.contains("leftovers") { milestones.append("leftovers") }
+            lookUps.append(dispatches)
+            guard journalReadable else { return .lookedUp(dispatches, nil) }
+            var keys = Set(journal.map { "\($0.unit)#\($0.sequence)" }).union(alreadyJournaled).subtracting(notYetWritten)
+            if stallLookUps > 0, lookUps.count % (stallLookUps + 1) != 0 { keys = alreadyJournaled }
+            return .lookedUp(dispatches, JournalCheck(
+                found: dispatches.map { keys.contains("\($0.unit)#\($0.sequence)") }, heldSince: journalHeldSince,
+                earlierProcessesDone: earlierProcessesDone
+            ))
         case .prefetchVersions(let runs): prefetched.append(runs)
         case .readVersion(let unit, _, _):
             versionReads.append(unit)
@@ -103,11 +122,18 @@ struct CoreHarness {
         case .arm(let timer, let at): armed[timer] = at
         case .log(let line): logs.append(line)
         case .notify(let notifications):
+            self.notifications += notifications
             if notifications.contains(.ready) { milestones.append("ready") }
         case .releaseMemory: milestones.append("release")
         case .markTracking, .exit: break
         }
         return nil
+    }
+
+    /// Fires `timer` at the time it is armed for (now, when it is not armed).
+    mutating func fire(_ timer: DaemonTimer) {
+        now = max(now, armed.removeValue(forKey: timer) ?? now)
+        send(.timer(timer))
     }
 
     /// "SEQUENCE EVENT INVOCATION[ reconciled]" of each dispatch of `unit` in the journal.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import LifecycleDaemon
+@testable import LifecycleDaemon
 import LifecycleEngine
 import LifecycleStorage
+import LifecycleSystemd
 import Testing
 
 /// Every dispatch into the journal exactly once: refused writes, dropped entries, death between save and send.
@@ -34,14 +35,19 @@ struct DaemonCoreDeliveryTests {
         #expect(h.logs.contains { $0.message.contains("took the 2 dispatches it had refused") })
     }
 
-    @Test("a record is saved with its dispatch pending before the dispatch is sent, and the next save drops it")
+    @Test("a record is saved with its dispatch pending before it is sent, and saved without it once the journal shows it")
     func saveBeforeSend() throws {
         var h = try tracking()
         h.send(.changed(H.snapshot("active", "a", second: 1)))
         #expect(h.saved.last?.pendingDispatches.count == 1)
         #expect(h.saved.last?.sequence == 1)
         h.send(.changed(H.snapshot("inactive", "a", second: 2)))
-        #expect(h.saved.last?.pendingDispatches.map { $0["LIFECYCLE_SEQUENCE"] } == ["2"])
+        #expect(h.saved.last?.pendingDispatches.map { $0["LIFECYCLE_SEQUENCE"] } == ["1", "2"], "not confirmed yet")
+        let saves = h.saved.count
+        h.fire(.confirmDelivery)
+        #expect(h.saved.count == saves + 1, "one save for both")
+        #expect(h.saved.last?.pendingDispatches.isEmpty == true, "delivered means delivered: nothing is sent again")
+        #expect(h.armed[.confirmDelivery] == nil || h.lookUps.count == 1)
     }
 
     @Test("death between save and send: the next start sends the saved entry again, byte for byte, only if missing")
@@ -108,15 +114,138 @@ struct DaemonCoreDeliveryTests {
         #expect(h.versionReads.last == "web-c.service")
     }
 
-    @Test("an entry journald accepted and dropped is looked for later and sent again")
+    @Test("a stalled journald: an entry not written yet is looked for again, later each time, and never sent twice")
+    func stalledJournal() throws {
+        var h = try tracking()
+        h.notYetWritten = ["\(H.unit)#1", "\(H.unit)#2"]
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        var intervals: [Milliseconds] = []
+        for _ in 0..<8 {
+            h.fire(.confirmDelivery)
+            intervals.append(try #require(h.armed[.confirmDelivery]) - h.now)
+        }
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a"], "sent once, however long journald takes")
+        #expect(intervals.last == Outbox.longestLookInterval, "looks back off: \(intervals)")
+        #expect(intervals == intervals.sorted(), "\(intervals)")
+        #expect(h.core.health.journalDrops == 0)
+        h.notYetWritten = []
+        h.fire(.confirmDelivery)
+        #expect(h.saved.last?.pendingDispatches.isEmpty == true)
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a"])
+    }
+
+    @Test("an entry missing while a later one of this process is there was dropped: it is sent again, once")
     func droppedAfterAcceptance() throws {
         var h = try tracking()
         h.send(.changed(H.snapshot("active", "a", second: 1)))
-        let at = try #require(h.armed[.confirmDelivery])
-        #expect(at == h.now + 3_000)
         h.journal.removeAll()  // journald dropped it
-        h.now = at
-        h.send(.timer(.confirmDelivery))
+        h.fire(.confirmDelivery)
+        #expect(h.dispatches().isEmpty, "no evidence yet: the last entry sent may still be on its way")
+        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        h.fire(.confirmDelivery)
+        #expect(h.dispatches() == ["2 sleep a", "1 launch a"], "the later entry is there, so the first was dropped")
+        #expect(h.core.health.journalDrops == 1)
+        h.fire(.confirmDelivery)
+        #expect(h.dispatches() == ["2 sleep a", "1 launch a"])
+        #expect(h.saved.last?.pendingDispatches.isEmpty == true)
+    }
+
+    @Test("an earlier process's pending entry is sent again only once PID 1's entry about this process is there")
+    func leftoverWaitsForEvidence() throws {
+        var first = try tracking()
+        first.refusals = 1  // the process dies before the journal has it
+        first.send(.changed(H.snapshot("active", "a", second: 1)))
+        let record = try #require(first.saved.last)
+
+        var next = try H(records: [record])
+        next.earlierProcessesDone = false  // journald has not taken what was in its socket yet
+        next.send(.start)
+        next.send(.listing([H.snapshot("active", "a", second: 1)]))
+        #expect(next.journal.isEmpty)
+        next.fire(.confirmDelivery)
+        #expect(next.journal.isEmpty, "no evidence: it may still be in journald's socket")
+        next.earlierProcessesDone = true
+        next.fire(.confirmDelivery)
+        #expect(next.dispatches() == ["1 launch a"])
+    }
+
+    @Test("journal retention: a pending entry older than the journal's oldest entry is not sent again")
+    func leftoverBeyondRetention() throws {
+        var first = try tracking()
+        first.send(.changed(H.snapshot("active", "a", second: 1)))
+        first.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        let record = try #require(first.saved.last)  // killed before the confirmation: both still pending
+        #expect(record.pendingDispatches.count == 2)
+
+        var next = try H(records: [record])
+        next.journalHeldSince = H.t0 + 1_500  // vacuumed: the launch's time is gone, the sleep's span is still held
+        next.send(.start)
+        #expect(next.dispatches() == ["2 sleep a"], "only what the journal could still show is compared")
+        #expect(next.saved.last?.pendingDispatches.map { $0["LIFECYCLE_SEQUENCE"] } == ["2"])
+        #expect(next.logs.contains { $0.message.contains("older than the journal's oldest entry") })
+    }
+
+    @Test("the journal cannot be read: nothing is sent again or given up, and it is looked at again later")
+    func unreadableJournal() throws {
+        var h = try tracking()
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.journalReadable = false
+        h.fire(.confirmDelivery)
+        #expect(h.armed[.confirmDelivery] != nil)
+        #expect(h.saved.last?.pendingDispatches.count == 1)
+        h.journalReadable = true
+        h.fire(.confirmDelivery)
+        #expect(h.saved.last?.pendingDispatches.isEmpty == true)
         #expect(h.dispatches() == ["1 launch a"])
+    }
+
+    @Test("a long history on day one is recorded in rounds: every save holds at most the bound, every run once")
+    func longHistoryInRounds() throws {
+        var h = try H()
+        var answer = RecoveryAnswer(history: Self.cleanRuns(300))
+        answer.isWholeJournal = true
+        h.recovery = answer
+        h.send(.start)
+        h.send(.listing([]))
+        #expect(h.journal.count == 600, "a launch or wake and a sleep per run")
+        #expect(Set(h.journal.map(\.sequence)).count == 600)
+        #expect(h.journal.map(\.sequence) == Array(1...600), "in order")
+        let largest = h.saved.map(\.pendingDispatches.count).max() ?? 0
+        #expect(largest <= Outbox.recoveryBound, "a state file never holds more than a round: \(largest)")
+        #expect(h.saved.count <= 2 * 600 / Outbox.recoveryBound + 4, "one save per round, not per dispatch: \(h.saved.count)")
+        #expect(h.milestones.contains("ready"))
+        h.fire(.confirmDelivery)  // the last round, confirmed once tracking
+        #expect(h.saved.last?.pendingDispatches.isEmpty == true)
+    }
+
+    @Test("a long recovery reports its progress and asks systemd for more time, at most once a second")
+    func recoveryProgress() throws {
+        var h = try H()
+        var answer = RecoveryAnswer(history: Self.cleanRuns(40))
+        answer.isWholeJournal = true
+        h.recovery = answer
+        h.stallLookUps = 3  // journald writes each round after three looks, 400 ms apart
+        h.send(.start)
+        h.send(.listing([]))
+        while !h.milestones.contains("ready"), let at = h.armed[.confirmDelivery] {
+            h.now = max(h.now + 400, at)
+            h.send(.timer(.confirmDelivery))
+        }
+        #expect(h.journal.count == 80)
+        let reports = h.notifications.filter { if case .status(let text) = $0 { text.hasPrefix("Recovering") } else { false } }
+        #expect(!reports.isEmpty)
+        #expect(h.notifications.contains(.extendTimeout(RecoveryProgress.timeoutExtension)))
+        #expect(reports.count <= Int((h.now - H.t0) / 1_000) + 1, "at most once a second")
+    }
+
+    /// PID 1's history of `count` runs of web.service, one every 10 s, each ending cleanly after 5 s.
+    static func cleanRuns(_ count: Int) -> RunHistory {
+        var runs: [(run: Character, began: Int64, ended: Int64?, failure: String?)] = []
+        for index in 0..<count {
+            let letter = Character(UnicodeScalar(UInt32(0x100 + index))!)
+            runs.append((run: letter, began: Int64(index) * 10, ended: Int64(index) * 10 + 5, failure: nil))
+        }
+        return H.history(runs)
     }
 }
