@@ -37,8 +37,8 @@ extension DaemonCore {
 
     /// The confirmation timer fired, or recovery waits: look for every entry not yet confirmed.
     mutating func lookForUnconfirmed() {
-        let dispatches = outbox.takeForConfirmation(now: now)
-        if !dispatches.isEmpty { effects.append(.lookUp(dispatches)) }
+        let (dispatches, probe) = outbox.takeForConfirmation(now: now)
+        if !dispatches.isEmpty { effects.append(.lookUp(dispatches, probe: probe)) }
     }
 
     mutating func lookedUp(_ dispatches: [PendingDispatch], check: JournalCheck?) {
@@ -63,9 +63,10 @@ extension DaemonCore {
         for dispatch in result.beyondRetention {
             log(.notice, "Dispatch \(dispatch.sequence) of \(dispatch.unit) is older than the journal's oldest entry: taken as delivered, not sent again")
         }
+        if let probe = result.probe { effects.append(.writeProbe(probe, missing: result.waiting)) }
         if !result.dropped.isEmpty {
             health.journalDrops += result.dropped.count
-            log(.warning, "The journal dropped \(result.dropped.count) dispatches it had accepted (journald's rate limit?): a later entry is there but not these; sending them again")
+            log(.warning, "The journal dropped \(result.dropped.count) dispatches it had accepted (journald's rate limit?): an entry sent after them is there but not these; sending them again")
         }
         reportRecoveryProgress()
     }

@@ -55,7 +55,9 @@ extension DaemonEffect {
     var hasAnswer: Bool {
         switch self {
         case .send, .lookUp, .readVersion, .readRunEnding, .readRecovery, .publishManager: true
-        case .save, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions, .exit: false
+        case .save, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions,
+            .writeProbe, .exit:
+            false
         }
     }
 }

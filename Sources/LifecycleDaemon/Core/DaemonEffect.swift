@@ -10,8 +10,11 @@ public enum DaemonEffect: Sendable, Equatable {
     case save(UnitRecord)
     /// Send these entries to the journal in order, stopping at the first refusal; answer ``DaemonInput/sent(count:refused:)``.
     case send([PendingDispatch])
-    /// Look these entries up in lifecycled's own journal entries; answer ``DaemonInput/lookedUp(_:_:)``.
-    case lookUp([PendingDispatch])
+    /// Look these entries, and the probe numbered `probe` when there is one, up in lifecycled's own journal entries;
+    /// answer ``DaemonInput/lookedUp(_:_:)``.
+    case lookUp([PendingDispatch], probe: UInt64?)
+    /// Write a probe entry numbered `number` after the `missing` entries not seen yet (no answer: a failure is logged).
+    case writeProbe(UInt64, missing: Int)
     /// Read ahead, in one batch, what the versions of these runs will need, for the ``readVersion(unit:invocationID:source:)``
     /// that follow (no answer).
     case prefetchVersions([UnitRunID])

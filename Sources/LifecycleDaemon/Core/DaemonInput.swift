@@ -77,11 +77,15 @@ public struct JournalCheck: Sendable, Equatable {
     /// lifecycled had exited, and journald takes its socket's entries in order, so everything the earlier process
     /// sent was taken (or dropped) by then.
     public var earlierProcessesDone: Bool
+    /// Whether the journal holds the probe asked about (``DaemonEffect/writeProbe(_:missing:)``): every entry sent
+    /// before it was taken or dropped.
+    public var probeFound: Bool
 
-    public init(found: [Bool], heldSince: Milliseconds? = nil, earlierProcessesDone: Bool = false) {
+    public init(found: [Bool], heldSince: Milliseconds? = nil, earlierProcessesDone: Bool = false, probeFound: Bool = false) {
         self.found = found
         self.heldSince = heldSince
         self.earlierProcessesDone = earlierProcessesDone
+        self.probeFound = probeFound
     }
 }
 

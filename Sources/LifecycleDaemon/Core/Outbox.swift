@@ -12,8 +12,9 @@ import LifecycleEngine
 ///   and, with everything after it, is tried again a second later;
 /// - a sent entry is looked for in the journal until it is found (``JournalCheck``). journald takes entries in the
 ///   order they were sent and may take its time (a stalled or busy journald), so a missing entry is only taken as
-///   dropped (journald's rate limit) on evidence: an entry sent after it is there, or, for an entry an earlier
-///   lifecycled left, PID 1's entry about starting this one. Never on a timer: slow is not lost.
+///   dropped (journald's rate limit) on evidence: an entry sent after it is there (a later dispatch, or a probe
+///   written after a look that found entries missing), or, for an entry an earlier lifecycled left, PID 1's entry
+///   about starting this one. Never on a timer: slow is not lost.
 struct Outbox: Sendable {
     /// A sent entry not yet found in the journal.
     struct Unconfirmed: Sendable {
@@ -33,6 +34,8 @@ struct Outbox: Sendable {
         var dropped: [PendingDispatch] = []
         /// Missing with no evidence yet: still looked for.
         var waiting = 0
+        /// The probe to write now, after the entries still missing, so that the next look can tell.
+        var probe: UInt64?
     }
 
     static let retryDelay: Milliseconds = 1_000
@@ -61,6 +64,9 @@ struct Outbox: Sendable {
     /// shortest once a look finds something.
     private var backoff: Milliseconds?
     private(set) var isConfirmationArmed = false
+    /// The newest probe written, with the entries sent before it that were still missing then.
+    private var probe: (number: UInt64, before: Set<DispatchKey>)?
+    private var probesWritten: UInt64 = 0
 
     /// Whether sent entries are looked for at all (only root can read and trust the whole journal); when not, an entry
     /// is taken as delivered once the journal accepted it.
@@ -138,11 +144,12 @@ struct Outbox: Sendable {
         return max(earliest, (lastLook ?? 0) + (backoff ?? Self.lookInterval))
     }
 
-    /// The confirmation timer fired: every entry not yet confirmed, in the order sent, to look for now.
-    mutating func takeForConfirmation(now: Milliseconds) -> [PendingDispatch] {
+    /// The confirmation timer fired: every entry not yet confirmed, in the order sent, to look for now, and the
+    /// probe to look for with them.
+    mutating func takeForConfirmation(now: Milliseconds) -> (dispatches: [PendingDispatch], probe: UInt64?) {
         isConfirmationArmed = false
         lastLook = now
-        return unconfirmed.map(\.dispatch)
+        return (unconfirmed.map(\.dispatch), probe?.number)
     }
 
     /// What the journal said about `dispatches` (as ``takeForConfirmation(now:)`` gave them): found entries are
@@ -153,6 +160,7 @@ struct Outbox: Sendable {
         let asked = Set(dispatches.map(DispatchKey.init))
         // The last of this process's entries found: every entry sent before it was taken or dropped by journald.
         let lastOwnFound = unconfirmed.lastIndex { $0.sentAt != nil && found.contains(DispatchKey($0.dispatch)) }
+        let beforeProbe = check.probeFound ? probe?.before ?? [] : []
         var result = Confirmation()
         var still: [Unconfirmed] = []
         for (index, item) in unconfirmed.enumerated() {
@@ -169,7 +177,9 @@ struct Outbox: Sendable {
                 // An earlier process's entry from before the oldest the journal holds: retention may have removed it.
                 result.delivered.append(item.dispatch)
                 result.beyondRetention.append(item.dispatch)
-            } else if index < lastOwnFound ?? -1 || (item.sentAt == nil && check.earlierProcessesDone) {
+            } else if index < lastOwnFound ?? -1 || beforeProbe.contains(key)
+                || (item.sentAt == nil && (check.earlierProcessesDone || lastOwnFound != nil))
+            {
                 result.dropped.append(item.dispatch)
             } else {
                 result.waiting += 1
@@ -178,6 +188,12 @@ struct Outbox: Sendable {
         }
         unconfirmed = still
         queued.insert(contentsOf: result.dropped, at: 0)
+        if check.probeFound { probe = nil }
+        if result.waiting > 0 {
+            probesWritten += 1
+            probe = (probesWritten, Set(still.map { DispatchKey($0.dispatch) }))
+            result.probe = probesWritten
+        }
         if result.delivered.isEmpty, result.dropped.isEmpty {
             let shortest = recovering ? Self.shortestRecoveryLookInterval : Self.lookInterval
             backoff = min(Self.longestLookInterval, backoff.map { $0 * 2 } ?? shortest)

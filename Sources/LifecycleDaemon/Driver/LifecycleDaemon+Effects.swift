@@ -26,8 +26,14 @@ extension LifecycleDaemon {
             }
         case .send(let dispatches):
             return send(dispatches)
-        case .lookUp(let dispatches):
-            return .lookedUp(dispatches, lookUp(dispatches))
+        case .lookUp(let dispatches, let probe):
+            return .lookedUp(dispatches, lookUp(dispatches, probe: probe))
+        case .writeProbe(let number, let missing):
+            do {
+                try journal.send(JournalProbeEntry.fields(number: number, missing: missing))
+            } catch {
+                logger.warning("Failed to write a probe to the journal", metadata: ["error": "\(error)"])
+            }
         case .readVersion(let unit, let invocationID, let versionSource):
             return .versionRead(
                 unit: unit, version: await version(of: unit, invocationID: invocationID, from: versionSource)
@@ -88,17 +94,20 @@ extension LifecycleDaemon {
         return .sent(count: dispatches.count, refused: false)
     }
 
-    /// Whether the journal holds `dispatches`, how far back it goes, and whether it shows that an earlier
-    /// lifecycled's entries were all taken (PID 1's entries about this process's run, by its `INVOCATION_ID`).
-    private func lookUp(_ dispatches: [PendingDispatch]) -> JournalCheck? {
+    /// Whether the journal holds `dispatches` and probe `probe`, how far back it goes, and whether it shows that an
+    /// earlier lifecycled's entries were all taken (PID 1's entries about this process's run, by its `INVOCATION_ID`).
+    private func lookUp(_ dispatches: [PendingDispatch], probe: UInt64?) -> JournalCheck? {
         var queries = dispatches.map(\.journalQuery)
         let evidence = Self.ownRunQuery
         if let evidence { queries.append(evidence) }
+        if let probe { queries.append(JournalProbeEntry.query(number: probe, pid: getpid())) }
         do {
             var (found, oldest) = try JournalReader().holdings(of: queries)
+            let probeFound = probe != nil && found.removeLast()
             let earlierProcessesDone = evidence != nil && found.removeLast()
             return JournalCheck(
-                found: found, heldSince: oldest.map { Milliseconds($0 / 1_000) }, earlierProcessesDone: earlierProcessesDone
+                found: found, heldSince: oldest.map { Milliseconds($0 / 1_000) }, earlierProcessesDone: earlierProcessesDone,
+                probeFound: probeFound
             )
         } catch {
             logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])

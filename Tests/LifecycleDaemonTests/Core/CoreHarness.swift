@@ -45,6 +45,9 @@ struct CoreHarness {
     var lookUps: [[PendingDispatch]] = []
     /// How many further look-ups find nothing new (journald stalled): each written entry shows only after them.
     var stallLookUps = 0
+    /// The probes journald wrote; while ``holdProbes`` (a stalled journald) it writes none.
+    var probes: Set<UInt64> = []
+    var holdProbes = false
     /// Every notification to the service manager, in order.
     var notifications: [ServiceNotification] = []
     var watched: [[UnitPattern]] = []
@@ -92,15 +95,18 @@ struct CoreHarness {
                 journal.append(dispatch)
             }
             return .sent(count: batch.count, refused: false)
-        case .lookUp(let dispatches):
+        case .writeProbe(let number, _):
+            if !holdProbes { probes.insert(number) }
+        case .lookUp(let dispatches, let probe):
             if !milestones.contains("leftovers") { milestones.append("leftovers") }
             lookUps.append(dispatches)
             guard journalReadable else { return .lookedUp(dispatches, nil) }
             var keys = Set(journal.map { "\($0.unit)#\($0.sequence)" }).union(alreadyJournaled).subtracting(notYetWritten)
-            if stallLookUps > 0, lookUps.count % (stallLookUps + 1) != 0 { keys = alreadyJournaled }
+            let stalled = stallLookUps > 0 && lookUps.count % (stallLookUps + 1) != 0
+            if stalled { keys = alreadyJournaled }
             return .lookedUp(dispatches, JournalCheck(
                 found: dispatches.map { keys.contains("\($0.unit)#\($0.sequence)") }, heldSince: journalHeldSince,
-                earlierProcessesDone: earlierProcessesDone
+                earlierProcessesDone: earlierProcessesDone, probeFound: !stalled && probe.map(probes.contains) == true
             ))
         case .prefetchVersions(let runs): prefetched.append(runs)
         case .readVersion(let unit, _, _):

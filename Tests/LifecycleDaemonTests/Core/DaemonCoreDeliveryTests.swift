@@ -118,6 +118,7 @@ struct DaemonCoreDeliveryTests {
     func stalledJournal() throws {
         var h = try tracking()
         h.notYetWritten = ["\(H.unit)#1", "\(H.unit)#2"]
+        h.holdProbes = true
         h.send(.changed(H.snapshot("active", "a", second: 1)))
         h.send(.changed(H.snapshot("inactive", "a", second: 2)))
         var intervals: [Milliseconds] = []
@@ -130,6 +131,7 @@ struct DaemonCoreDeliveryTests {
         #expect(intervals == intervals.sorted(), "\(intervals)")
         #expect(h.core.health.journalDrops == 0)
         h.notYetWritten = []
+        h.holdProbes = false
         h.fire(.confirmDelivery)
         #expect(h.saved.last?.pendingDispatches.isEmpty == true)
         #expect(h.dispatches() == ["1 launch a", "2 sleep a"])
@@ -138,6 +140,7 @@ struct DaemonCoreDeliveryTests {
     @Test("an entry missing while a later one of this process is there was dropped: it is sent again, once")
     func droppedAfterAcceptance() throws {
         var h = try tracking()
+        h.holdProbes = true
         h.send(.changed(H.snapshot("active", "a", second: 1)))
         h.journal.removeAll()  // journald dropped it
         h.fire(.confirmDelivery)
@@ -151,6 +154,23 @@ struct DaemonCoreDeliveryTests {
         #expect(h.saved.last?.pendingDispatches.isEmpty == true)
     }
 
+    @Test("the last entries dropped before a quiet spell: a probe written after them tells, and they are sent again")
+    func droppedLastEntry() throws {
+        var h = try tracking()
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        h.journal.removeAll()  // journald's rate limit dropped both
+        h.fire(.confirmDelivery)
+        #expect(h.dispatches().isEmpty, "missing, with nothing later there yet")
+        #expect(h.probes == [1], "a probe is written after them")
+        h.fire(.confirmDelivery)
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a"], "the probe is there and they are not: dropped")
+        h.fire(.confirmDelivery)
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a"])
+        #expect(h.saved.last?.pendingDispatches.isEmpty == true)
+        #expect(h.probes == [1], "no probe once nothing is missing")
+    }
+
     @Test("an earlier process's pending entry is sent again only once PID 1's entry about this process is there")
     func leftoverWaitsForEvidence() throws {
         var first = try tracking()
@@ -160,6 +180,7 @@ struct DaemonCoreDeliveryTests {
 
         var next = try H(records: [record])
         next.earlierProcessesDone = false  // journald has not taken what was in its socket yet
+        next.holdProbes = true
         next.send(.start)
         next.send(.listing([H.snapshot("active", "a", second: 1)]))
         #expect(next.journal.isEmpty)

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A small entry lifecycled writes when dispatches it sent are not in the journal yet and nothing sent after them is:
+/// journald takes its socket's entries in order, so once a probe is there, every dispatch sent before it was either
+/// written or dropped (journald's rate limit). Without it, the last dispatches before a quiet spell could never be
+/// told dropped from slow. A probe is only written while dispatches are missing, at most once per look (looks back
+/// off to once every 30 s), at debug priority.
+enum JournalProbeEntry {
+    /// Generated once; never change it (docs/journal.md).
+    static let messageID = "a77f27aab5d441e6881b299bd4764154"
+    static let numberField = "LIFECYCLE_PROBE"
+
+    static func fields(number: UInt64, missing: Int) -> [(name: String, value: String)] {
+        [
+            ("MESSAGE", "Checking the journal for \(missing) dispatches not seen yet"),
+            ("MESSAGE_ID", messageID),
+            ("PRIORITY", "7"),
+            ("SYSLOG_IDENTIFIER", DispatchJournalEntry.syslogIdentifier),
+            (numberField, String(number)),
+        ]
+    }
+
+    /// The matches that find probe `number` of the process `pid` among lifecycled's own root-owned entries.
+    static func query(number: UInt64, pid: Int32) -> [String] {
+        DispatchJournalEntry.ownEntries + ["MESSAGE_ID=\(messageID)", "_PID=\(pid)", "\(numberField)=\(number)"]
+    }
+}
