@@ -753,6 +753,58 @@ remove_rate_limit() {
     c_exec sh -c "[ ! -e $RATE_LIMIT_DROP_IN ] || { rm $RATE_LIMIT_DROP_IN && systemctl daemon-reload && systemctl restart lifecycled.service; }"
 }
 
+# --- 9. a long-lived journal: retention and stalls ------------------------------------------------------------------
+
+# pending_count UNIT: how many dispatches UNIT's state file still holds as not confirmed by the journal.
+pending_count() { state "$1" '(.pending_dispatches // []) | length' 2>/dev/null || echo missing; }
+nothing_pending() { [[ $(pending_count "$1") == 0 ]]; }
+
+# Journal retention (what SystemMaxUse= and MaxRetentionSec= do on every host) removes dispatches the journal took:
+# with lifecycled stopped, the journal is rotated and vacuumed; the next start sends nothing again.
+test_journal_retention() {
+    local unit=lc-sleep@retention.service got
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 2
+    wait_for "$WAIT" nothing_pending "$unit" ||
+        fail "$unit: the state file still holds $(pending_count "$unit") dispatches the journal took"
+    c_exec systemctl stop lifecycled.service
+    c_exec journalctl --rotate >/dev/null
+    c_exec journalctl --vacuum-time=1s >/dev/null 2>&1
+    assert_eq 0 "$(dispatch_count "$unit")" "dispatches of $unit left in the journal after the vacuum"
+    c_exec systemctl start lifecycled.service
+    run_marker lc-marker-retention.service
+    sleep 1.5 # a re-sent dispatch would come within a confirmation round
+    c_exec journalctl --sync
+    got=$(dispatch_summary "$unit")
+    [[ -z $got ]] || fail "$unit: dispatches the journal had taken before retention removed them were sent again: $got"
+    assert_eq 2 "$(state "$unit" .sequence)" "sequence of $unit after the restart"
+}
+
+# journald stopped (SIGSTOP) for 6 s while a watched unit starts and stops twice: the dispatches wait in its socket,
+# and each reaches the journal once; "not written yet" is never taken for "dropped".
+test_stalled_journal() {
+    local unit=lc-sleep@stall.service journald sequences
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 2
+    journald=$(unit_prop systemd-journald.service MainPID)
+    c_exec kill -STOP "$journald"
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    sleep 6
+    c_exec kill -CONT "$journald"
+    wait_dispatches "$unit" 6 || true
+    sleep 3 # a duplicate would come within a confirmation round
+    c_exec journalctl --sync
+    sequences=$(dispatches "$unit" | jq -r '.LIFECYCLE_SEQUENCE' | paste -sd, -)
+    assert_eq "1,2,3,4,5,6" "$sequences" "sequence numbers of $unit's dispatches (each once, in order)"
+    wait_for "$WAIT" nothing_pending "$unit" || fail "$unit: $(pending_count "$unit") dispatches still pending"
+    assert_eq 0 "$(daemon_log_count "The journal dropped")" "lifecycled's log lines saying the journal dropped dispatches"
+}
+
 # --- 7. bad input --------------------------------------------------------------------------------------------------
 
 # Hostile configuration files, made on the host: NAME<TAB>PATH lines.
@@ -1000,6 +1052,9 @@ only "6b. SIGKILL of lifecycled while the journal refuses writes: each dispatch 
 only "6c. journald's rate limit drops accepted dispatches: each is sent again and reaches the journal once" \
     test_journal_rate_limit
 only "8. the wall clock set back two days: no negative durations or day counts" test_clock_set_back
+only "9a. journal retention removes delivered dispatches while lifecycled is stopped: none is sent again" \
+    test_journal_retention
+only "9b. journald stopped for 6 s during runs: each dispatch reaches the journal once" test_stalled_journal
 
 container_poweroff
 echo "runtime: $((SECONDS - suite_started)) s"
