@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# A long history on day one: lifecycled installed on a host whose watched units already ran many times. For each
+# build given, a fresh throw-away container (Tests/Integration/lib/container.sh) runs one oneshot unit BIG_RUNS times
+# and SMALL_UNITS units SMALL_RUNS times each (Restart=always with RestartSec=0, so that systemd itself runs them as
+# fast as it can), then installs lifecycled with scripts/install.sh, which starts it: its first start rebuilds every
+# run from PID 1's journal (history_from_journal). Prints, per build: READY (or the start's failure), lifecycled's
+# VmHWM, the largest state file seen while it recovered, and whether every run PID 1's journal holds was recorded
+# exactly once (a launch or wake and a sleep per run). Give the current code and a baseline in one run, e.g.
+#
+#   Benchmarks/container/history.sh .build-release/release /path/to/baseline/.build-release/release
+#
+# journald's rate limit is off in the containers and its runtime journal may grow to 4 GB, so that PID 1's journal
+# holds every run. A benchmark: it asserts nothing, and scripts/test does not run it. Needs root, systemd-container
+# and jq. Sizes (environment): BIG_RUNS (10000), SMALL_UNITS (100), SMALL_RUNS (100), READY_LIMIT (s, 200).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=Tests/Integration/lib/container.sh
+source "$repo/Tests/Integration/lib/container.sh"
+# shellcheck source=Benchmarks/container/lib.sh
+source "$here/lib.sh"
+
+BIG_RUNS=${BIG_RUNS:-10000}
+SMALL_UNITS=${SMALL_UNITS:-100}
+SMALL_RUNS=${SMALL_RUNS:-100}
+READY_LIMIT=${READY_LIMIT:-200}
+readonly PREFIX_INSIDE=/opt/lifecycled
+readonly UNITS_DIR=/var/lib/lifecycled/units
+
+if ((EUID != 0)); then
+    echo "history.sh: must run as root (systemd-nspawn boots a container)" >&2
+    exit 1
+fi
+if (($# < 1)); then
+    echo "usage: Benchmarks/container/history.sh BUILD_DIR [BASELINE_BUILD_DIR...]" >&2
+    exit 64
+fi
+for build in "$@"; do
+    [[ -x $build/lifecycled ]] || { echo "history.sh: $build/lifecycled is missing" >&2; exit 1; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/lifecycled-history.XXXXXX")
+export CONTAINER_LOG_DIR=$work
+container_install_trap
+
+# The units, and journald without its rate limit and with room for the whole history.
+prepare_container() {
+    c_exec mkdir -p /run/lc-hist /etc/systemd/journald.conf.d /etc/lifecycled
+    printf '[Journal]\nRateLimitIntervalSec=0\nRuntimeMaxUse=4G\nRuntimeMaxFileSize=128M\n' |
+        c_exec_stdin tee /etc/systemd/journald.conf.d/lc-history.conf >/dev/null
+    c_exec systemctl restart systemd-journald.service
+    # Each run counts itself; the last one exits 3, which is a success that stops the restarts. ($$ is systemd's
+    # escape for $; %n the unit's name.)
+    local runner='n=$$(cat /run/lc-hist/%n 2>/dev/null || echo 0); n=$$((n + 1)); echo $$n >/run/lc-hist/%n; [ $$n -lt RUNS ] || exit 3'
+    printf '[Unit]\nStartLimitIntervalSec=0\n[Service]\nExecStart=/bin/sh -c %s\nRestart=always\nRestartSec=0\nSuccessExitStatus=3\nRestartPreventExitStatus=3\n' \
+        "'${runner/RUNS/$BIG_RUNS}'" | c_exec_stdin tee /run/systemd/system/lc-hist-big.service >/dev/null
+    printf '[Unit]\nStartLimitIntervalSec=0\n[Service]\nExecStart=/bin/sh -c %s\nRestart=always\nRestartSec=0\nSuccessExitStatus=3\nRestartPreventExitStatus=3\n' \
+        "'${runner/RUNS/$SMALL_RUNS}'" | c_exec_stdin tee /run/systemd/system/lc-hist-small@.service >/dev/null
+    c_exec systemctl daemon-reload
+    printf '{"watch": ["lc-hist-*.service"]}\n' | c_exec_stdin tee /etc/lifecycled/lifecycled.json >/dev/null
+}
+
+runs_done() {
+    ! c_exec systemctl is-active --quiet lc-hist-big.service 'lc-hist-small@*.service' 2>/dev/null &&
+        [[ -z $(c_exec systemctl list-units --no-legend --state=activating,active 'lc-hist-*') ]]
+}
+
+make_history() {
+    local started=$SECONDS i units=()
+    for ((i = 1; i <= SMALL_UNITS; i++)); do units+=("lc-hist-small@$i.service"); done
+    c_exec systemctl start --no-block lc-hist-big.service "${units[@]}"
+    sleep 1
+    while ! runs_done; do sleep 1; done
+    c_exec journalctl --sync
+    say "  history: $BIG_RUNS runs of lc-hist-big.service and $SMALL_RUNS of each of $SMALL_UNITS lc-hist-small@N in $((SECONDS - started)) s"
+}
+
+# The largest state file while lifecycled recovers, sampled every 50 ms into /run/lc-hist/largest until the install
+# is over.
+sample_state_files() {
+    c_exec sh -c "largest=0; until [ -e /run/lc-hist/installed ]; do
+        s=\$(stat -c %s $UNITS_DIR/*.json 2>/dev/null | sort -n | tail -n 1)
+        if [ \"\${s:-0}\" -gt \"\$largest\" ]; then largest=\$s; echo \$largest >/run/lc-hist/largest; fi
+        sleep 0.05
+    done" &
+}
+
+# Every run of PID 1's journal against lifecycled's dispatches: "RUNS BEGINS ENDS DUPLICATES MISSING".
+check_runs() {
+    c_exec journalctl --no-pager -o json _PID=1 MESSAGE_ID=39f53479d3a045ac8e11786248231fbf --output-fields=UNIT,INVOCATION_ID |
+        jq -r 'select((.UNIT // "") | startswith("lc-hist-")) | "\(.UNIT) \(.INVOCATION_ID)"' | sort -u >"$work/pid1-runs"
+    c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled _UID=0 \
+        --output-fields=LIFECYCLE_UNIT,LIFECYCLE_EVENT,LIFECYCLE_INVOCATION_ID |
+        jq -r 'select(.LIFECYCLE_EVENT and ((.LIFECYCLE_UNIT // "") | startswith("lc-hist-")))
+            | "\(.LIFECYCLE_UNIT) \(.LIFECYCLE_INVOCATION_ID // "-") \(.LIFECYCLE_EVENT)"' >"$work/dispatched"
+    local runs begins ends duplicates missing
+    runs=$(wc -l <"$work/pid1-runs")
+    begins=$(awk '$3 == "launch" || $3 == "wake"' "$work/dispatched" | wc -l)
+    ends=$(awk '$3 == "sleep" || $3 == "crash"' "$work/dispatched" | wc -l)
+    duplicates=$(sort "$work/dispatched" | uniq -d | wc -l)
+    missing=$(awk '$3 == "launch" || $3 == "wake" { print $1, $2 }' "$work/dispatched" | sort -u |
+        comm -23 "$work/pid1-runs" - | wc -l)
+    printf '%s %s %s %s %s\n' "$runs" "$begins" "$ends" "$duplicates" "$missing"
+}
+
+measure() {
+    local build=$1 label=$2 began ready state pid hwm largest result started
+    mkdir -p "$work/$label"
+    cp "$build/lifecycled" "$build/lifecyclectl" "$work/$label/"
+    container_boot "lc-history-$label-$$" "$work/$label" --bind-ro="$repo:/opt/lifecycled-src" >/dev/null
+    prepare_container
+    make_history
+    sample_state_files
+    started=$SECONDS
+    c_exec env PREFIX=$PREFIX_INSIDE /opt/lifecycled-src/scripts/install.sh /opt/lifecycled-build >"$work/$label/install.log" 2>&1 &
+    local installer=$!
+    state=activating
+    while ((SECONDS - started < READY_LIMIT)); do
+        state=$(unit_prop lifecycled.service ActiveState 2>/dev/null || echo missing)
+        [[ $state == active || $state == failed ]] && break
+        [[ $state == activating ]] && pid=$(unit_prop lifecycled.service MainPID) &&
+            [[ $pid != 0 ]] && hpid=$(host_pid "$pid" 2>/dev/null) && hwm=$(status_kb "$hpid" VmHWM 2>/dev/null || echo "${hwm:-0}")
+        sleep 0.2
+    done
+    c_exec touch /run/lc-hist/installed
+    if [[ $state == active ]]; then
+        began=$(unit_prop lifecycled.service InactiveExitTimestampMonotonic)
+        ready=$(unit_prop lifecycled.service ActiveEnterTimestampMonotonic)
+        result="READY after $(awk -v a="$began" -v b="$ready" 'BEGIN { printf "%.1f", (b - a) / 1e6 }') s"
+        hpid=$(unit_host_pid lifecycled.service)
+        # Wait for the last round's confirmation, then read the peak.
+        sleep 3
+        hwm=$(status_kb "$hpid" VmHWM)
+    else
+        result="not READY after $((SECONDS - started)) s (ActiveState $state, NRestarts $(unit_prop lifecycled.service NRestarts))"
+        c_exec systemctl stop lifecycled.service 2>/dev/null || true
+    fi
+    wait "$installer" 2>/dev/null || true
+    largest=$(c_exec cat /run/lc-hist/largest 2>/dev/null || echo 0)
+    read -r runs begins ends duplicates missing <<<"$(check_runs)"
+    say "  $label: $result; VmHWM $(mb "${hwm:-0}") MB; largest state file $((largest / 1024)) KB"
+    say "  $label: PID 1's journal holds $runs runs; dispatched $begins launches/wakes and $ends sleeps/crashes," \
+        "$duplicates duplicated, $missing runs without a launch or wake"
+    container_poweroff
+}
+
+section "A long history on day one: $BIG_RUNS runs of one unit, $SMALL_RUNS runs of each of $SMALL_UNITS units"
+labels=(build baseline baseline2 baseline3)
+index=0
+for build in "$@"; do
+    measure "$build" "${labels[$index]}"
+    index=$((index + 1))
+done
+rm -rf "$work"
