@@ -13,7 +13,8 @@
 #
 # journald's rate limit is off in the containers and its runtime journal may grow to 4 GB, so that PID 1's journal
 # holds every run. A benchmark: it asserts nothing, and scripts/test does not run it. Needs root, systemd-container
-# and jq. Sizes (environment): BIG_RUNS (10000), SMALL_UNITS (100), SMALL_RUNS (100), READY_LIMIT (s, 200).
+# and jq. Sizes (environment): BIG_RUNS (10000), SMALL_UNITS (100), SMALL_RUNS (100), READY_LIMIT (s, 200);
+# HISTORY_KEEP=1 keeps the runs and dispatches compared, and lifecycled's log, in the work directory it prints.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -144,6 +145,11 @@ measure() {
     say "  $label: $result; VmHWM $(mb "${hwm:-0}") MB; largest state file $((largest / 1024)) KB"
     say "  $label: PID 1's journal holds $runs runs; dispatched $begins launches/wakes and $ends sleeps/crashes," \
         "$duplicates duplicated, $missing runs without a launch or wake"
+    if [[ -n ${HISTORY_KEEP:-} ]]; then
+        mv "$work/pid1-runs" "$work/dispatched" "$work/$label/"
+        c_exec journalctl --no-pager -o short-monotonic SYSLOG_IDENTIFIER=lifecycled -u lifecycled.service \
+            >"$work/$label/lifecycled.log" 2>&1 || true
+    fi
     container_poweroff
 }
 
@@ -154,4 +160,4 @@ for build in "$@"; do
     measure "$build" "${labels[$index]}"
     index=$((index + 1))
 done
-rm -rf "$work"
+if [[ -n ${HISTORY_KEEP:-} ]]; then say "evidence kept in $work"; else rm -rf "$work"; fi

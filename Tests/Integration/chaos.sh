@@ -6,7 +6,8 @@
 # runs a churn of watched units (a Restart=always crash loop, a long-running service restarted, stopped, started and
 # killed, a oneshot that sometimes fails, a stream of transient units, a service whose executable is replaced) while
 # a second loop disturbs lifecycled and its world (SIGKILL, also during its start-up; restart; stop for 2-5 s;
-# daemon-reload; daemon-reexec; restart of dbus). Then it settles (disturbances off, lifecycled running, churn
+# daemon-reload; daemon-reexec; restart of dbus; journald stopped with SIGSTOP for 1-10 s; dbus-daemon stopped with
+# SIGSTOP for 5-20 s). Then it settles (disturbances off, lifecycled running, churn
 # stopped, a marker unit's launch and sleep dispatched) and lib/chaos_oracle.py compares every run PID 1 logged with
 # lifecycled's dispatches and state files (its docstring lists each check). The oracle's own tests run first.
 #
@@ -15,7 +16,8 @@
 #   CHAOS_SEED=N            the first seed (default: a random one, printed); --seed N does the same
 #   CHAOS_RUNS=N            seeds to run, N, N+1, ... each in its own container (default 2; e.g. 20 for a soak)
 #   CHAOS_SECONDS=S         seconds of chaos per seed (default 50), then the settle phase
-#   CHAOS_DISTURBANCES=L    comma-separated from sigkill,restart,stop,reload,reexec,dbus; "all" (default) or "none"
+#   CHAOS_DISTURBANCES=L    comma-separated from sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall; "all"
+#                           (default) or "none"
 #   CHAOS_KEEP=1            keep the evidence of passing seeds too
 # Evidence of a failing seed (journal export, state files, disturbance and churn logs, the oracle's report) stays in
 # the work directory printed at the end. One seed takes about 60 s (boot, install, chaos, settle, oracle), the
@@ -49,7 +51,7 @@ if [[ -z $seed ]]; then
     seed=$((SRANDOM % 1000000))
 fi
 readonly RUNS=${CHAOS_RUNS:-2} CHAOS_SECONDS=${CHAOS_SECONDS:-50}
-readonly ALL_DISTURBANCES=sigkill,restart,stop,reload,reexec,dbus
+readonly ALL_DISTURBANCES=sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall
 disturbances=${CHAOS_DISTURBANCES:-all}
 [[ $disturbances == all ]] && disturbances=$ALL_DISTURBANCES
 [[ $disturbances == none ]] && disturbances=""
@@ -296,6 +298,20 @@ while [[ ! -e $dir/stop-disturb ]] && ((${#kinds[@]})); do
             ;;
         reexec)
             systemctl daemon-reexec || detail+=" (failed)"
+            wait_up ""
+            ;;
+        journald | dbusstall)
+            # A stalled journald (entries wait in its socket) or bus daemon (signals and calls wait): slow, not lost.
+            if [[ $kind == journald ]]; then
+                service=systemd-journald.service ms=$((1000 + RANDOM % 9001))
+            else
+                service=dbus.service ms=$((5000 + RANDOM % 15001))
+            fi
+            stalled=$(systemctl show -p MainPID --value $service)
+            detail+=", $service (PID $stalled) stopped for $ms ms"
+            kill -STOP "$stalled"
+            sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+            kill -CONT "$stalled"
             wait_up ""
             ;;
         dbus)

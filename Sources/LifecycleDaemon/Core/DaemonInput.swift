@@ -68,7 +68,8 @@ public struct ConfigurationReloadError: Error, Sendable, Equatable, CustomString
 
 /// What the journal says of dispatches the core asked after (``DaemonEffect/lookUp(_:)``).
 public struct JournalCheck: Sendable, Equatable {
-    /// For each dispatch asked about, whether the journal holds it.
+    /// For each dispatch asked about, whether the journal holds it. Asked after the evidence below and newest first,
+    /// so that an entry found proves that every entry sent before it had been taken when it was looked for.
     public var found: [Bool]
     /// The time of the oldest entry the journal still holds (ms since the epoch), nil when unknown: what happened
     /// before it may have been removed by retention.

@@ -96,18 +96,23 @@ extension LifecycleDaemon {
 
     /// Whether the journal holds `dispatches` and probe `probe`, how far back it goes, and whether it shows that an
     /// earlier lifecycled's entries were all taken (PID 1's entries about this process's run, by its `INVOCATION_ID`).
+    ///
+    /// The journal grows while it is read, so the evidence is asked for first and the dispatches newest first: an
+    /// entry found then proves that every entry sent before it was taken before the look at them, and a missing one
+    /// beside it was dropped. Asked the other way round, an entry written between two looks seems dropped.
     private func lookUp(_ dispatches: [PendingDispatch], probe: UInt64?) -> JournalCheck? {
-        var queries = dispatches.map(\.journalQuery)
+        var queries: [[String]] = []
+        if let probe { queries.append(JournalProbeEntry.query(number: probe, pid: getpid())) }
         let evidence = Self.ownRunQuery
         if let evidence { queries.append(evidence) }
-        if let probe { queries.append(JournalProbeEntry.query(number: probe, pid: getpid())) }
+        let evidenceCount = queries.count
+        queries += dispatches.reversed().map(\.journalQuery)
         do {
-            var (found, oldest) = try JournalReader().holdings(of: queries)
-            let probeFound = probe != nil && found.removeLast()
-            let earlierProcessesDone = evidence != nil && found.removeLast()
+            let (found, oldest) = try JournalReader().holdings(of: queries)
             return JournalCheck(
-                found: found, heldSince: oldest.map { Milliseconds($0 / 1_000) }, earlierProcessesDone: earlierProcessesDone,
-                probeFound: probeFound
+                found: found[evidenceCount...].reversed(), heldSince: oldest.map { Milliseconds($0 / 1_000) },
+                earlierProcessesDone: evidence != nil && found[probe == nil ? 0 : 1],
+                probeFound: probe != nil && found[0]
             )
         } catch {
             logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
