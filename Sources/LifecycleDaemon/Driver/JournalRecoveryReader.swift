@@ -96,13 +96,20 @@ struct JournalRecoveryReader {
     private func history(since: UInt64) -> RunHistory? {
         let start = since > Self.historyMargin ? since - Self.historyMargin : 0
         do {
-            let entries = try JournalReader().entries(
+            // Streamed into the history, which keeps only what decides each run: a history of thousands of runs is
+            // read in a few MB.
+            var history = RunHistory.Builder()
+            var count = 0
+            try JournalReader().forEachEntry(
                 matching: ["_PID=1"] + RunEnding.MessageID.all.map { "MESSAGE_ID=\($0)" },
                 fields: RunHistory.fields,
                 since: start
-            )
-            logger.debug("Read \(entries.count) of PID 1's journal entries since \(start / 1_000_000) to reconcile")
-            return RunHistory(entries: entries.compactMap(Self.runEntry))
+            ) { entry in
+                count += 1
+                if let entry = Self.runEntry(entry) { history.add(entry) }
+            }
+            logger.debug("Read \(count) of PID 1's journal entries since \(start / 1_000_000) to reconcile")
+            return history.history
         } catch {
             logger.warning("Failed to read PID 1's journal for missed runs", metadata: ["error": "\(error)"])
             return nil

@@ -29,16 +29,24 @@ public struct JournalReader: Sendable {
     /// Wraps `sd_journal_open(3)`, `sd_journal_add_match(3)`, `sd_journal_seek_realtime_usec(3)`,
     /// `sd_journal_next(3)` and `sd_journal_get_data(3)`.
     public func entries(matching matches: [String], fields: [String], since: UInt64? = nil) throws(SystemdError) -> [JournalEntry] {
+        var entries: [JournalEntry] = []
+        try forEachEntry(matching: matches, fields: fields, since: since) { entries.append($0) }
+        return entries
+    }
+
+    /// Calls `body` with each entry ``entries(matching:fields:since:)`` would return, oldest first, without holding
+    /// them all: a long journal is read in the memory of one entry.
+    public func forEachEntry(
+        matching matches: [String], fields: [String], since: UInt64? = nil, _ body: (JournalEntry) -> Void
+    ) throws(SystemdError) {
         let journal = try open(matching: matches)
         defer { sd_journal_close(journal) }
         if let since {
             try check(sd_journal_seek_realtime_usec(journal, since), "seek the journal")
         }
-        var entries: [JournalEntry] = []
         while try check(sd_journal_next(journal), "read the journal") > 0 {
-            entries.append(try Self.entry(in: journal, fields: fields))
+            body(try Self.entry(in: journal, fields: fields))
         }
-        return entries
     }
 
     /// The newest entry matching every `match` for which `accept` is true, reading backwards from the newest; nil
