@@ -45,13 +45,16 @@ public struct RunHistory: Sendable, Hashable {
 
         public init() {}
 
+        private static let namingFields: Set<String> = ["UNIT", "INVOCATION_ID", "MESSAGE_ID", "_SOURCE_REALTIME_TIMESTAMP"]
+
         /// Takes one of PID 1's entries, oldest first.
         public mutating func add(_ entry: RunEnding.Entry) {
             guard let unit = entry.fields["UNIT"], !unit.isEmpty, let id = entry.fields["INVOCATION_ID"], !id.isEmpty
             else { return }
+            // The run is the key; the id and the time are the entry's own properties. A new dictionary, not the
+            // entry's with keys removed: that would keep its whole capacity for each kept entry.
             var kept = entry
-            // The run is the key; the id and the time are the entry's own properties.
-            for name in ["UNIT", "INVOCATION_ID", "MESSAGE_ID", "_SOURCE_REALTIME_TIMESTAMP"] { kept.fields[name] = nil }
+            kept.fields = entry.fields.filter { !Self.namingFields.contains($0.key) }
             if byRun[unit]?[id] == nil { order[unit, default: []].append(id) }
             byRun[unit, default: [:]][id, default: []].keepFirstAndLast(kept)
         }
