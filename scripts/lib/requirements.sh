@@ -17,7 +17,7 @@
 BUILD_NEEDS=(pkg-config=pkg-config pkgconfig:libsystemd=libsystemd-dev)
 # The integration suites and the demo: a throw-away systemd container of this machine, and jq for the journal.
 # shellcheck disable=SC2034
-CONTAINER_NEEDS=(systemctl=systemd systemd-nspawn=systemd-container nsenter=util-linux dbus-daemon=dbus jq=jq)
+CONTAINER_NEEDS=(systemctl=systemd systemd-nspawn=systemd-container nsenter=util-linux dbus-daemon=dbus jq=jq ip=iproute2)
 # Tests/Integration/docs.sh and package.sh: rendering the man pages, building and checking a .deb.
 # shellcheck disable=SC2034
 PACKAGING_NEEDS=(groff=groff-base man=man-db dpkg-deb=dpkg dpkg-shlibdeps=dpkg-dev strip=binutils lintian=lintian)

@@ -16,7 +16,8 @@
 # BUILD_DIR is bound read-only to /opt/lifecycled-build. Extra NSPAWN_ARGS (e.g. --bind-ro=SRC:DEST) are passed on.
 # With --volatile=yes only the host's /usr is visible inside (read-only); /etc, /var and /opt are a fresh tmpfs.
 #
-# Tunables: CONTAINER_BOOT_TIMEOUT (s, default 60), CONTAINER_POWEROFF_TIMEOUT (s, default 30), CONTAINER_LOG_DIR.
+# Tunables: CONTAINER_BOOT_TIMEOUT (s, default 60), CONTAINER_POWEROFF_TIMEOUT (s, default 30), CONTAINER_LOG_DIR,
+# CONTAINER_UNIX_QLEN (see _container_netns_make).
 
 CONTAINER_NAME=""
 CONTAINER_NSPAWN_PID=""
@@ -24,6 +25,7 @@ CONTAINER_PID=""
 CONTAINER_LOG=""
 CONTAINER_BOOT_SECONDS=""
 _container_pid_start=""   # start time of CONTAINER_PID, so that we never signal a recycled PID
+_container_netns=""       # the network namespace we made for the container, if any
 
 # Path and locale inside: nsenter would otherwise carry the caller's whole environment into the container.
 _container_env=(env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -41,6 +43,17 @@ _container_start_time() {
 }
 
 _container_alive() { [[ -n $1 ]] && kill -0 "$1" 2>/dev/null; }
+
+# With CONTAINER_UNIX_QLEN=N, the container gets a network namespace of its own (named after it) whose
+# net.unix.max_dgram_qlen is N. A datagram socket takes its queue length when it is created, and PID 1 creates
+# journald's socket at boot, so the namespace must exist before the container does. Why it matters: while journald is
+# stopped, entries wait in that queue; once it is full, PID 1 drops each entry after 10 ms, and a test that takes PID
+# 1's journal for the truth loses its evidence (this host's queue is 10 entries deep).
+_container_netns_make() {
+    _container_netns=$CONTAINER_NAME
+    ip netns add "$_container_netns" &&
+        ip netns exec "$_container_netns" sysctl -q -w net.unix.max_dgram_qlen="$CONTAINER_UNIX_QLEN"
+}
 
 # The container's systemd is the child of our systemd-nspawn that is PID 1 in its own PID namespace (during set-up
 # nspawn briefly has a second, intermediate child).
@@ -76,11 +89,19 @@ container_boot() {
     CONTAINER_NAME=$name
     CONTAINER_LOG=$log_dir/container-$name.log
     CONTAINER_PID=""
-    local started=$EPOCHREALTIME
+    local started=$EPOCHREALTIME netns_args=()
+    if [[ -n ${CONTAINER_UNIX_QLEN:-} ]]; then
+        if ! _container_netns_make; then
+            _container_say "cannot make a network namespace with net.unix.max_dgram_qlen=$CONTAINER_UNIX_QLEN"
+            _container_netns_delete
+            return 1
+        fi
+        netns_args=(--network-namespace-path="/run/netns/$_container_netns")
+    fi
 
     # stdin from /dev/null: nspawn then shows the console read-only instead of wanting a terminal.
     systemd-nspawn --register=no --keep-unit --directory=/ --volatile=yes --machine="$name" \
-        --bind-ro="$build_dir:/opt/lifecycled-build" "$@" -b systemd.firstboot=off \
+        --bind-ro="$build_dir:/opt/lifecycled-build" "${netns_args[@]}" "$@" -b systemd.firstboot=off \
         </dev/null >"$CONTAINER_LOG" 2>&1 &
     CONTAINER_NSPAWN_PID=$!
 
@@ -91,6 +112,7 @@ container_boot() {
             tail -n 20 "$CONTAINER_LOG" >&2
             wait "$CONTAINER_NSPAWN_PID" 2>/dev/null || true
             CONTAINER_NSPAWN_PID=""
+            _container_netns_delete
             return 1
         fi
         if [[ -z $CONTAINER_PID ]] && CONTAINER_PID=$(_container_find_init); then
@@ -180,6 +202,13 @@ container_poweroff() {
     CONTAINER_NSPAWN_PID=""
     CONTAINER_PID=""
     _container_pid_start=""
+    _container_netns_delete
+}
+
+_container_netns_delete() {
+    [[ -n $_container_netns ]] || return 0
+    ip netns delete "$_container_netns" 2>/dev/null || true
+    _container_netns=""
 }
 
 # Powers the container off on any exit, keeping the script's exit status; INT and TERM exit 130 and 143.
