@@ -49,6 +49,9 @@ public struct RecoveryAnswer: Sendable, Equatable {
     public var endings: [String: RunEnding]
     /// True when ``history`` is the whole journal, read at the first start on this machine.
     public var isWholeJournal = false
+    /// The journal's newest entry before the history was read: once what the answer shows is recorded, PID 1's
+    /// journal is taken into account up to here (nil when unknown).
+    public var position: JournalPosition?
 
     public init(journaled: [String: [JournaledDispatch]] = [:], history: RunHistory? = nil, endings: [String: RunEnding] = [:]) {
         self.journaled = journaled

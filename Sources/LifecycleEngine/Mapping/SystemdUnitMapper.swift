@@ -19,8 +19,9 @@ public struct SystemdUnitMapper: Sendable {
         /// Runs that ``note(_:)`` learned were followed by another: a snapshot of one is older than what is known.
         var superseded: Set<String> = []
         /// When the journal said the run ``begun`` began (set by ``note(_:)``): a snapshot whose state changed
-        /// before that cannot end it.
+        /// before that cannot end it. By the monotonic clock too when known (0: not known), as the wall clock may step.
         var begunAt: Milliseconds?
+        var begunAtMonotonic: UInt64 = 0
     }
 
     private var units: [String: RunMemory] = [:]
@@ -53,10 +54,15 @@ public struct SystemdUnitMapper: Sendable {
             memory.ended = nil
             memory.isFrozen = false
         }
-        if memory.begun != id { memory.begunAt = nil }
+        if memory.begun != id {
+            memory.begunAt = nil
+            memory.begunAtMonotonic = 0
+        }
         memory.begun = id
         switch transition.transition {
-        case .began: memory.begunAt = transition.time
+        case .began:
+            memory.begunAt = transition.time
+            memory.begunAtMonotonic = transition.monotonicMicroseconds
         case .endedCleanly, .failed: memory.ended = id
         case .frozen: memory.isFrozen = true
         case .thawed: memory.isFrozen = false
@@ -79,11 +85,14 @@ public struct SystemdUnitMapper: Sendable {
         if memory.begun != id, snapshot.isRunning, !snapshot.isRestartPending {
             memory.begun = id
             memory.begunAt = nil
+            memory.begunAtMonotonic = 0
             memory.ended = nil
             memory.isFrozen = false
             transitions.append(.began)
         }
-        if memory.begun == id, memory.ended != id, snapshot.hasEnded, !snapshot.predates(memory.begunAt) {
+        if memory.begun == id, memory.ended != id, snapshot.hasEnded,
+            !snapshot.predates(memory.begunAt, monotonic: memory.begunAtMonotonic)
+        {
             memory.ended = id
             transitions.append(snapshot.endTransition)
         }
