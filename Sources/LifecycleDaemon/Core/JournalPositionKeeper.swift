@@ -34,6 +34,8 @@ extension DaemonCore {
         }
         journalPositions.recovered = nil
         journalPositions.candidate = nil
+        // Without PID 1's journal (the user manager) there is no position to keep.
+        guard readsManagerJournal else { return }
         effects.append(.arm(.advanceJournalPosition, at: now + JournalPositionKeeper.interval))
     }
 

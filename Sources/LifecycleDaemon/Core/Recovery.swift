@@ -8,8 +8,9 @@ public struct RecoveryQuery: Sendable, Equatable {
     public enum HistoryWindow: Sendable, Equatable {
         /// None (the user manager, or no journal to trust).
         case none
-        /// Since the last entry of the newest earlier lifecycled that tracked units; when there is none (the first
-        /// start on this machine), the whole journal if `orWholeJournal`, else nothing.
+        /// After the journal position saved in the state directory; without one (an upgrade from a version that did
+        /// not save it), since the last entry of the newest earlier lifecycled that tracked units; when there is
+        /// neither (the first start on this machine), the whole journal if `orWholeJournal`, else nothing.
         case sinceLastTracking(orWholeJournal: Bool)
         /// Since this time (µs since the epoch), when signals were lost.
         case since(microseconds: UInt64)
