@@ -64,6 +64,8 @@ prepare_container() {
     printf '{"watch": ["lc-hist-*.service"]}\n' | c_exec_stdin tee /etc/lifecycled/lifecycled.json >/dev/null
 }
 
+max() { if (($1 > $2)); then echo "$1"; else echo "$2"; fi; }
+
 runs_done() {
     ! c_exec systemctl is-active --quiet lc-hist-big.service 'lc-hist-small@*.service' 2>/dev/null &&
         [[ -z $(c_exec systemctl list-units --no-legend --state=activating,active 'lc-hist-*') ]]
@@ -108,7 +110,7 @@ check_runs() {
 }
 
 measure() {
-    local build=$1 label=$2 began ready state pid hwm largest result started
+    local build=$1 label=$2 began ready state pid hwm anon=0 shmem=0 largest result started
     mkdir -p "$work/$label"
     cp "$build/lifecycled" "$build/lifecyclectl" "$work/$label/"
     container_boot "lc-history-$label-$$" "$work/$label" --bind-ro="$repo:/opt/lifecycled-src" >/dev/null
@@ -122,8 +124,12 @@ measure() {
     while ((SECONDS - started < READY_LIMIT)); do
         state=$(unit_prop lifecycled.service ActiveState 2>/dev/null || echo missing)
         [[ $state == active || $state == failed ]] && break
-        [[ $state == activating ]] && pid=$(unit_prop lifecycled.service MainPID) &&
-            [[ $pid != 0 ]] && hpid=$(host_pid "$pid" 2>/dev/null) && hwm=$(status_kb "$hpid" VmHWM 2>/dev/null || echo "${hwm:-0}")
+        if [[ $state == activating ]] && pid=$(unit_prop lifecycled.service MainPID) && [[ $pid != 0 ]] &&
+            hpid=$(host_pid "$pid" 2>/dev/null); then
+            hwm=$(status_kb "$hpid" VmHWM 2>/dev/null || echo "${hwm:-0}")
+            anon=$(max "${anon:-0}" "$(status_kb "$hpid" RssAnon 2>/dev/null || echo 0)")
+            shmem=$(max "${shmem:-0}" "$(status_kb "$hpid" RssShmem 2>/dev/null || echo 0)")
+        fi
         sleep 0.2
     done
     c_exec touch /run/lc-hist/installed
@@ -135,6 +141,7 @@ measure() {
         # Wait for the last round's confirmation, then read the peak.
         sleep 3
         hwm=$(status_kb "$hpid" VmHWM)
+        anon=$(max "$anon" "$(status_kb "$hpid" RssAnon)")
     else
         result="not READY after $((SECONDS - started)) s (ActiveState $state, NRestarts $(unit_prop lifecycled.service NRestarts))"
         c_exec systemctl stop lifecycled.service 2>/dev/null || true
@@ -142,7 +149,8 @@ measure() {
     wait "$installer" 2>/dev/null || true
     largest=$(c_exec cat /run/lc-hist/largest 2>/dev/null || echo 0)
     read -r runs begins ends duplicates missing <<<"$(check_runs)"
-    say "  $label: $result; VmHWM $(mb "${hwm:-0}") MB; largest state file $((largest / 1024)) KB"
+    say "  $label: $result; VmHWM $(mb "${hwm:-0}") MB (largest RssAnon seen $(mb "$anon") MB, RssShmem" \
+        "$(mb "$shmem") MB: the journal's files, mapped while read); largest state file $((largest / 1024)) KB"
     say "  $label: PID 1's journal holds $runs runs; dispatched $begins launches/wakes and $ends sleeps/crashes," \
         "$duplicates duplicated, $missing runs without a launch or wake"
     if [[ -n ${HISTORY_KEEP:-} ]]; then

@@ -80,4 +80,25 @@ struct RunHistoryTests {
         #expect(history.runs(of: "a.service", after: "lost", recordedUntil: 20).isEmpty)
         #expect(history.runs(of: "a.service", after: "a1", recordedUntil: 99).map(\.invocationID) == ["a2"])
     }
+
+    @Test("a long journal is taken one entry at a time, keeping only the first and the last entry of each kind per run")
+    func builderKeepsWhatDecides() {
+        // A run that restarts its main process many times: each exit is logged, the last one is what counts.
+        var entries = [entry("a.service", "a1", ID.unitStarting, 1), entry("a.service", "a1", ID.unitStarted, 2)]
+        for second in 3..<500 {
+            entries.append(entry("a.service", "a1", ID.unitProcessExit, Milliseconds(second), [
+                "EXIT_CODE": second == 499 ? "killed" : "exited", "EXIT_STATUS": second == 499 ? "9" : "0",
+            ]))
+        }
+        entries.append(entry("a.service", "a1", ID.unitFailureResult, 500, ["UNIT_RESULT": "signal"]))
+        var builder = RunHistory.Builder()
+        for entry in entries { builder.add(entry) }
+        let expected = RunHistory.Run(
+            invocationID: "a1", began: 1,
+            ending: .failed(CrashDetails(result: "signal", execMainCode: 2, execMainStatus: 9), at: 500)
+        )
+        #expect(builder.history.runs["a.service"] == [expected])
+        #expect(RunHistory(entries: entries) == builder.history)
+        #expect(RunEnding(entries: entries) == expected.ending, "the same ending as from every entry")
+    }
 }

@@ -156,4 +156,19 @@ struct SystemdUnitMapperTests {
         let details = CrashDetails(result: "signal", execMainCode: 2, execMainStatus: 9, nRestarts: 1)
         #expect(details.data == ["unit_result": .string("signal"), "exit_code": .string("killed"), "exit_status": .int(9), "n_restarts": .int(1)])
     }
+
+    @Test("runs the journal showed superseded are ignored in later snapshots; only the newest few are remembered")
+    func supersededRunsBounded() {
+        var mapper = SystemdUnitMapper()
+        let ids = (0..<1_000).map { String(repeating: "0", count: 32 - String($0, radix: 16).count) + String($0, radix: 16) }
+        for id in ids {
+            let began = MappedTransition(unit: "web.service", transition: .began, invocationID: id, time: nil, monotonicMicroseconds: 0, isReconciled: true)
+            mapper.note(began)
+        }
+        // A late snapshot of the run before the newest (a listing taken before the journal was read) begins nothing.
+        let late = snap("active", "running", ids[998])
+        #expect(mapper.map(late).isEmpty)
+        #expect(mapper.rememberedSupersededRuns(of: "web.service") == SystemdUnitMapper.supersededKept)
+    }
 }
+

@@ -140,15 +140,24 @@ struct JournalRecoveryReader {
     /// entry, from where it would be (logged).
     private func history(after position: JournalPosition) -> RunHistory? {
         do {
-            let (entries, found) = try reader.entries(matching: Self.runMatches, fields: Self.runFields, after: position.cursor)
+            // Streamed into the history, which keeps only what decides each run: a history of thousands of runs is
+            // read in a few MB.
+            var history = RunHistory.Builder()
+            var count = 0
+            let found = try reader.forEachEntry(
+                matching: Self.runMatches, fields: Self.runFields, after: position.cursor
+            ) { entry in
+                count += 1
+                if let entry = runEntry(entry, position: position) { history.add(entry) }
+            }
             if !found {
                 logger.notice(
                     "The journal no longer holds the entry lifecycled had read up to (retention removed it): reading PID 1's runs from where it was",
                     metadata: ["cursor": "\(position.cursor)"]
                 )
             }
-            logger.debug("Read \(entries.count) of PID 1's journal entries after the saved position to reconcile")
-            return RunHistory(entries: entries.compactMap { runEntry($0, position: position) })
+            logger.debug("Read \(count) of PID 1's journal entries after the saved position to reconcile")
+            return history.history
         } catch {
             logger.warning("Failed to read PID 1's journal for missed runs", metadata: ["error": "\(error)"])
             return nil
@@ -159,9 +168,14 @@ struct JournalRecoveryReader {
     private func history(since: UInt64) -> RunHistory? {
         let start = since > Self.historyMargin ? since - Self.historyMargin : 0
         do {
-            let entries = try reader.entries(matching: Self.runMatches, fields: Self.runFields, since: start)
-            logger.debug("Read \(entries.count) of PID 1's journal entries since \(start / 1_000_000) to reconcile")
-            return RunHistory(entries: entries.compactMap { runEntry($0) })
+            var history = RunHistory.Builder()
+            var count = 0
+            try reader.forEachEntry(matching: Self.runMatches, fields: Self.runFields, since: start) { entry in
+                count += 1
+                if let entry = runEntry(entry) { history.add(entry) }
+            }
+            logger.debug("Read \(count) of PID 1's journal entries since \(start / 1_000_000) to reconcile")
+            return history.history
         } catch {
             logger.warning("Failed to read PID 1's journal for missed runs", metadata: ["error": "\(error)"])
             return nil

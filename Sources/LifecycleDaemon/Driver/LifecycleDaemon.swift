@@ -114,7 +114,11 @@ public actor LifecycleDaemon {
             index += 1
             if effect == .exit { return false }
             if let answer = try await perform(effect) {
-                pending.insert(contentsOf: core.handle(answer, now: Self.now()), at: index)
+                // Effects done are dropped: a long recovery is one input whose answers go on for thousands of rounds,
+                // and each round's records and dispatches must not stay alive until it ends.
+                pending.removeFirst(index)
+                index = 0
+                pending.insert(contentsOf: core.handle(answer, now: Self.now()), at: 0)
             }
         }
         return true

@@ -37,27 +37,57 @@ public struct RunHistory: Sendable, Hashable {
     /// Groups PID 1's `entries` (oldest first, with `UNIT` and `INVOCATION_ID` among their fields) into runs; entries
     /// without either field are not about a run and are left out.
     public init(entries: [RunEnding.Entry]) {
-        var order: [String: [String]] = [:]
-        var byRun: [String: [String: [RunEnding.Entry]]] = [:]
-        for entry in entries {
+        var builder = Builder()
+        for entry in entries { builder.add(entry) }
+        self = builder.history
+    }
+
+    init(runs: [String: [Run]]) {
+        self.runs = runs
+    }
+
+    /// Builds a history one entry at a time, keeping only what decides a run (its first entry, and the first and the
+    /// last entry of each kind, without the fields that name the run), so that a journal of any length is read in
+    /// memory for its runs, not its entries.
+    public struct Builder: Sendable {
+        private var order: [String: [String]] = [:]
+        private var byRun: [String: [String: [RunEnding.Entry]]] = [:]
+
+        public init() {}
+
+        private static let namingFields: Set<String> = [
+            "UNIT", "INVOCATION_ID", "MESSAGE_ID", "_SOURCE_REALTIME_TIMESTAMP", "_SOURCE_MONOTONIC_TIMESTAMP", "_BOOT_ID",
+        ]
+
+        /// Takes one of PID 1's entries, oldest first.
+        public mutating func add(_ entry: RunEnding.Entry) {
             guard let unit = entry.fields["UNIT"], !unit.isEmpty, let id = entry.fields["INVOCATION_ID"], !id.isEmpty
-            else { continue }
-            if byRun[unit, default: [:]][id] == nil { order[unit, default: []].append(id) }
-            byRun[unit, default: [:]][id, default: []].append(entry)
+            else { return }
+            // The run is the key; the id and the time are the entry's own properties. A new dictionary, not the
+            // entry's with keys removed: that would keep its whole capacity for each kept entry.
+            var kept = entry
+            kept.fields = entry.fields.filter { !Self.namingFields.contains($0.key) }
+            if byRun[unit]?[id] == nil { order[unit, default: []].append(id) }
+            byRun[unit, default: [:]][id, default: []].keepFirstAndLast(kept)
         }
-        runs = [:]
-        for (unit, ids) in order {
-            runs[unit] = ids.compactMap { id in
-                guard let entries = byRun[unit]?[id], let first = entries.first else { return nil }
-                let begin = entries.first {
-                    $0.messageID == RunEnding.MessageID.unitStarting || $0.messageID == RunEnding.MessageID.unitStarted
+
+        /// The runs taken so far.
+        public var history: RunHistory {
+            var runs: [String: [Run]] = [:]
+            for (unit, ids) in order {
+                runs[unit] = ids.compactMap { id in
+                    guard let entries = byRun[unit]?[id], let first = entries.first else { return nil }
+                    let begin = entries.first {
+                        $0.messageID == RunEnding.MessageID.unitStarting || $0.messageID == RunEnding.MessageID.unitStarted
+                    }
+                    let start = begin ?? first
+                    return Run(
+                        invocationID: id, began: start.time, ending: RunEnding(entries: entries),
+                        beganMonotonic: start.monotonicMicroseconds, beganInOrder: start.positionTime
+                    )
                 }
-                let start = begin ?? first
-                return Run(
-                    invocationID: id, began: start.time, ending: RunEnding(entries: entries),
-                    beganMonotonic: start.monotonicMicroseconds, beganInOrder: start.positionTime
-                )
             }
+            return RunHistory(runs: runs)
         }
     }
 
@@ -81,4 +111,17 @@ public struct RunHistory: Sendable, Hashable {
 
     /// The units the history has runs of.
     public var units: Dictionary<String, [Run]>.Keys { runs.keys }
+}
+
+extension [RunEnding.Entry] {
+    /// Appends `entry`, or, when the run already has two entries of its kind, replaces the later one: what a run's
+    /// entries decide reads the first and the last of a kind only (``RunEnding/init(entries:)``).
+    fileprivate mutating func keepFirstAndLast(_ entry: RunEnding.Entry) {
+        let same = indices.filter { self[$0].messageID == entry.messageID }
+        if same.count >= 2 {
+            self[same[same.count - 1]] = entry
+        } else {
+            append(entry)
+        }
+    }
 }

@@ -17,7 +17,9 @@ public struct SystemdUnitMapper: Sendable {
         /// The newest `StateChangeTimestampMonotonic` seen.
         var lastStateChange: UInt64 = 0
         /// Runs that ``note(_:)`` learned were followed by another: a snapshot of one is older than what is known.
-        var superseded: Set<String> = []
+        /// Only the newest few are kept (a late snapshot shows the run before the newest, not one from long ago), so
+        /// that a history of thousands of runs recovered at start is not remembered for the life of the process.
+        var superseded: [String] = []
         /// When the journal said the run ``begun`` began (set by ``note(_:)``): a snapshot whose state changed
         /// before that cannot end it. By the monotonic clock too when known (0: not known), as the wall clock may step.
         var begunAt: Milliseconds?
@@ -25,8 +27,13 @@ public struct SystemdUnitMapper: Sendable {
     }
 
     private var units: [String: RunMemory] = [:]
+    /// How many superseded runs each unit remembers.
+    public static let supersededKept = 8
 
     public init() {}
+
+    /// How many superseded runs of `unit` are remembered (at most ``supersededKept``).
+    public func rememberedSupersededRuns(of unit: String) -> Int { units[unit]?.superseded.count ?? 0 }
 
     /// True when the unit has been seen, as a baseline or through a transition.
     public func knows(_ unit: String) -> Bool { units[unit] != nil }
@@ -50,7 +57,8 @@ public struct SystemdUnitMapper: Sendable {
         var memory = units[transition.unit] ?? RunMemory()
         let id = transition.invocationID
         if let previous = memory.begun, previous != id {
-            memory.superseded.insert(previous)
+            if !memory.superseded.contains(previous) { memory.superseded.append(previous) }
+            if memory.superseded.count > Self.supersededKept { memory.superseded.removeFirst() }
             memory.ended = nil
             memory.isFrozen = false
         }

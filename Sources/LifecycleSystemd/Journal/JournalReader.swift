@@ -71,25 +71,43 @@ public struct JournalReader: Sendable {
     /// Wraps `sd_journal_open(3)`, `sd_journal_add_match(3)`, `sd_journal_seek_realtime_usec(3)`,
     /// `sd_journal_next(3)` and `sd_journal_get_data(3)`.
     public func entries(matching matches: [String], fields: [String], since: UInt64? = nil) throws(SystemdError) -> [JournalEntry] {
+        var entries: [JournalEntry] = []
+        try forEachEntry(matching: matches, fields: fields, since: since) { entries.append($0) }
+        return entries
+    }
+
+    /// Calls `body` with each entry ``entries(matching:fields:since:)`` would return, oldest first, without holding
+    /// them all: a long journal is read in the memory of one entry.
+    public func forEachEntry(
+        matching matches: [String], fields: [String], since: UInt64? = nil, _ body: (JournalEntry) -> Void
+    ) throws(SystemdError) {
         var cursor = Cursor()
         let journal = try open(matching: matches, damage: &cursor.damage)
         defer { close(journal, cursor) }
         if let since {
             try check(sd_journal_seek_realtime_usec(journal, since), "seek the journal")
         }
-        var entries: [JournalEntry] = []
-        while let entry = cursor.step(journal, sd_journal_next, fields: fields) { entries.append(entry) }
-        return entries
+        while let entry = cursor.step(journal, sd_journal_next, fields: fields) { body(entry) }
     }
 
-    /// The entries matching every `match`, oldest first, written after the entry at `cursor`
-    /// (`sd_journal_seek_cursor(3)`), as ``entries(matching:fields:since:)`` gives them. When the journal no longer
-    /// holds that entry (retention removed it), sd-journal seeks to where it would be, and `found` is false.
-    ///
-    /// Wraps `sd_journal_seek_cursor(3)` and `sd_journal_test_cursor(3)` besides the calls above.
+    /// The entries ``forEachEntry(matching:fields:after:_:)`` gives, and whether the entry at `cursor` was found.
     public func entries(
         matching matches: [String], fields: [String], after cursor: String
     ) throws(SystemdError) -> (entries: [JournalEntry], found: Bool) {
+        var entries: [JournalEntry] = []
+        let found = try forEachEntry(matching: matches, fields: fields, after: cursor) { entries.append($0) }
+        return (entries, found)
+    }
+
+    /// Calls `body` with each entry matching every `match`, oldest first, written after the entry at `cursor`
+    /// (`sd_journal_seek_cursor(3)`), as ``forEachEntry(matching:fields:since:_:)`` gives them. When the journal no
+    /// longer holds that entry (retention removed it), sd-journal seeks to where it would be, and this returns false.
+    ///
+    /// Wraps `sd_journal_seek_cursor(3)` and `sd_journal_test_cursor(3)` besides the calls above.
+    @discardableResult
+    public func forEachEntry(
+        matching matches: [String], fields: [String], after cursor: String, _ body: (JournalEntry) -> Void
+    ) throws(SystemdError) -> Bool {
         var reading = Cursor()
         let journal = try open(matching: [], damage: &reading.damage)
         defer { close(journal, reading) }
@@ -99,13 +117,14 @@ public struct JournalReader: Sendable {
             && cursor.withCString { sd_journal_test_cursor(journal, $0) } > 0
         try add(matches, to: journal)
         try check(cursor.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(cursor)")
-        var entries: [JournalEntry] = []
+        var first = true
         while let entry = reading.step(journal, sd_journal_next, fields: fields) {
             // The entry at the cursor was taken into account already.
-            if entries.isEmpty, cursor.withCString({ sd_journal_test_cursor(journal, $0) }) > 0 { continue }
-            entries.append(entry)
+            defer { first = false }
+            if first, cursor.withCString({ sd_journal_test_cursor(journal, $0) }) > 0 { continue }
+            body(entry)
         }
-        return (entries, found)
+        return found
     }
 
     /// The position of the newest entry of the journal, nil when it holds none.
