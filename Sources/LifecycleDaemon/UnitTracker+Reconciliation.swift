@@ -38,8 +38,10 @@ extension UnitTracker {
             let record = records[unit]
             let snapshot = byName[unit]
             // How a run ended: by the listing when it shows the run over after it began, else by the journal.
-            func end(of id: String, began: Milliseconds? = nil, fromJournal ending: RunEnding?) -> MappedTransition? {
-                if let snapshot, snapshot.invocationID == id, snapshot.hasEnded, !snapshot.predates(began) {
+            func end(of id: String, began run: RunHistory.Run? = nil, fromJournal ending: RunEnding?) -> MappedTransition? {
+                if let snapshot, snapshot.invocationID == id, snapshot.hasEnded,
+                    !snapshot.predates(run?.began, monotonic: run?.beganMonotonic)
+                {
                     return Self.reconciled(unit, snapshot.endTransition, id, snapshot.stateChangeTime)
                 }
                 return ending.map { Self.reconciled(unit, $0, id) }
@@ -52,8 +54,11 @@ extension UnitTracker {
             }
             let missed = history?.runs(of: unit, after: record?.invocationID, recordedUntil: recordedUntil(unit)) ?? []
             for run in missed {
-                transitions.append(Self.reconciled(unit, .began, run.invocationID, run.began))
-                if let ending = end(of: run.invocationID, began: run.began, fromJournal: run.ending) {
+                var begin = Self.reconciled(unit, .began, run.invocationID, run.began)
+                // The mapper compares later snapshots with the begin by the monotonic clock when it can.
+                begin.monotonicMicroseconds = run.beganMonotonic ?? 0
+                transitions.append(begin)
+                if let ending = end(of: run.invocationID, began: run, fromJournal: run.ending) {
                     transitions.append(ending)
                 }
             }

@@ -722,6 +722,40 @@ test_clock_set_back() {
         "$(nth_dispatch "$unit" 3 | jq -r '.MESSAGE')" "$(nth_dispatch "$unit" 4 | jq -r '.MESSAGE')"
 }
 
+# The wall clock stepped back two days while lifecycled is stopped. The host's clock is the container's, so the step
+# is made in the state directory instead: the state file and the saved journal position as a clock two days ahead
+# wrote them, then runs by the right clock. The stored run is older than the tracking entries' margin and before the
+# saved position, so only the order of the journal and its monotonic clock tell that the runs came after it: each is
+# recorded once.
+readonly POSITION_FILE=$STATE_DIR/journal-position.json
+test_clock_stepped_back_while_stopped() {
+    local unit=lc-sleep@step.service
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 2
+    sleep 11 # older than the margin before the last tracking entry
+    c_exec systemctl restart lifecycled.service # READY=1 after its recovery saved the journal's position
+    c_exec test -s "$POSITION_FILE" || fail "no $POSITION_FILE after a recovery"
+    c_exec systemctl stop lifecycled.service
+    state "$unit" '.state |= with_entries(if (.key | startswith("timestamp_")) then .value += 172800000 else . end)' |
+        c_exec_stdin sh -c "cat >'$UNITS_DIR/.step' && mv '$UNITS_DIR/.step' '$UNITS_DIR/$unit.json'"
+    c_exec jq -c '.realtime_usec += 172800000000' "$POSITION_FILE" |
+        c_exec_stdin sh -c "cat >'$STATE_DIR/.step' && mv '$STATE_DIR/.step' '$POSITION_FILE'"
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    c_exec systemctl start lifecycled.service
+    wait_dispatches "$unit" 6 || true
+    sleep 1.5 # a duplicate would come within a confirmation round
+    c_exec journalctl --sync
+    if [[ $(dispatch_summary "$unit") != "1 launch,2 sleep,3 wake,4 sleep,5 wake,6 sleep" ]]; then
+        dispatch_listing "$unit" >&2
+        fail "$unit: the two runs after the clock stepped back, each once: $(dispatch_summary "$unit")"
+    fi
+    assert_eq "sequence=6 launch=1 wake=3 sleep=3 crash=0 last=sleep" "$(state_counters "$unit")" "state of $unit"
+}
+
 # journald's rate limit drops entries it accepted: sd_journal_sendv succeeds, the entry never lands. Here lifecycled
 # may write 2 entries of a priority per 3 s (a drop-in; journald raises that burst a few times over with the free disk
 # space), and a unit is started and stopped 12 times at once: 24 dispatches, many of them dropped at first. Each must
@@ -779,6 +813,38 @@ test_journal_retention() {
     got=$(dispatch_summary "$unit")
     [[ -z $got ]] || fail "$unit: dispatches the journal had taken before retention removed them were sent again: $got"
     assert_eq 2 "$(state "$unit" .sequence)" "sequence of $unit after the restart"
+}
+
+# Journal retention while lifecycled is stopped removes the entry the saved position names and every tracking entry:
+# the runs meanwhile are read from where the position would be, each recorded once, and no start after it looks like
+# the first one on the machine (which would read PID 1's whole journal again).
+test_retention_resumes_from_position() {
+    local unit=lc-sleep@vacuum.service
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 2
+    wait_for "$WAIT" nothing_pending "$unit" || true
+    c_exec systemctl stop lifecycled.service
+    c_exec journalctl --rotate >/dev/null
+    c_exec journalctl --vacuum-time=1s >/dev/null 2>&1
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    c_exec systemctl start lifecycled.service
+    wait_dispatches "$unit" 4 || true
+    c_exec systemctl restart lifecycled.service
+    run_marker lc-marker-vacuum.service
+    sleep 1.5 # a duplicate would come within a confirmation round
+    c_exec journalctl --sync
+    assert_eq 0 "$(daemon_log_count 'rebuilding the watched units')" "starts after the vacuum that read PID 1's whole journal"
+    assert_eq 1 "$(daemon_log_count 'no longer holds the entry lifecycled had read up to')" \
+        "notices that the saved position's entry was vacuumed"
+    if [[ $(dispatch_summary "$unit") != "3 wake,4 sleep,5 wake,6 sleep" ]]; then
+        dispatch_listing "$unit" >&2
+        fail "$unit: the two runs while lifecycled was stopped, each once: $(dispatch_summary "$unit")"
+    fi
+    assert_eq "sequence=6 launch=1 wake=3 sleep=3 crash=0 last=sleep" "$(state_counters "$unit")" "state of $unit"
 }
 
 # journald stopped (SIGSTOP) for 6 s while a watched unit starts and stops twice: the dispatches wait in its socket,
@@ -1052,9 +1118,13 @@ only "6b. SIGKILL of lifecycled while the journal refuses writes: each dispatch 
 only "6c. journald's rate limit drops accepted dispatches: each is sent again and reaches the journal once" \
     test_journal_rate_limit
 only "8. the wall clock set back two days: no negative durations or day counts" test_clock_set_back
+only "8b. the wall clock stepped back two days while lifecycled is stopped: every run once" \
+    test_clock_stepped_back_while_stopped
 only "9a. journal retention removes delivered dispatches while lifecycled is stopped: none is sent again" \
     test_journal_retention
 only "9b. journald stopped for 6 s during runs: each dispatch reaches the journal once" test_stalled_journal
+only "9c. retention removes the saved position's entry while lifecycled is stopped: runs once, no start from day one" \
+    test_retention_resumes_from_position
 
 container_poweroff
 echo "runtime: $((SECONDS - suite_started)) s"

@@ -54,9 +54,9 @@ extension DaemonEffect {
     /// Whether the loop answers the effect with an input, at once (see each case).
     var hasAnswer: Bool {
         switch self {
-        case .send, .lookUp, .readVersion, .readRunEnding, .readRecovery, .publishManager: true
+        case .send, .lookUp, .readVersion, .readRunEnding, .readRecovery, .publishManager, .readJournalTail: true
         case .save, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions,
-            .writeProbe, .exit:
+            .writeProbe, .saveJournalPosition, .exit:
             false
         }
     }

@@ -57,6 +57,7 @@ extension DaemonCore {
     mutating func loseSignals() {
         guard case .tracking = phase else { return }  // before tracking, the start's recovery covers the gap
         phase = .signalsLost(since: UInt64(max(0, now)) * 1_000, buffered: [])
+        journalPositions.trackingInterrupted()
     }
 
     // MARK: - Recovery
@@ -78,6 +79,7 @@ extension DaemonCore {
     /// The journal answered: what was missed is recorded first, then the listing, then the changes that waited.
     mutating func recover(with answer: RecoveryAnswer) {
         guard case .recovering(let cause, let listing, let buffered) = phase else { return }
+        journalPositions.recovered = answer.position
         let transitions: [MappedTransition]
         switch cause {
         case .start:
@@ -127,6 +129,7 @@ extension DaemonCore {
         report(status: "Watching \(watchedUnits) loaded units")
         deferred.insert(contentsOf: heldRequests, at: 0)
         heldRequests = []
+        if cause != nil { saveRecoveredJournalPosition() }
         if cause == .start {
             effects.append(.publishManager)
         } else if cause != nil, isManagerStale {

@@ -73,6 +73,8 @@ public struct DaemonCore: Sendable {
     var recoveryProgress: RecoveryProgress?
     /// The metrics timer fired and has not been planned for yet (an answer was awaited).
     var isMetricsTimerDue = false
+    /// How far PID 1's journal is taken into account, and when that is saved.
+    var journalPositions = JournalPositionKeeper()
 
     public init(
         tracker: UnitTracker, unitsSetAside: Set<String> = [], readsJournal: Bool, readsManagerJournal: Bool
@@ -146,6 +148,7 @@ public struct DaemonCore: Sendable {
         case .runEndingRead(let unit, let id, let ending): takeEnding(ending, of: unit, invocationID: id)
         case .sent(let count, let refused): sent(count: count, refused: refused)
         case .lookedUp(let dispatches, let check): lookedUp(dispatches, check: check)
+        case .journalTailRead(let position): takeJournalTail(position)
         case .managerPublished: becomeReady()
         case .request(let request, let token): handle(request, token: token, input: input)
         case .reloaded(let result): reload(result)
@@ -244,6 +247,8 @@ public struct DaemonCore: Sendable {
             lookForUnconfirmed()
         case .writeMetrics:
             break  // planMetrics, after every input, decides
+        case .advanceJournalPosition:
+            readJournalTail()
         }
     }
 
@@ -257,7 +262,7 @@ extension DaemonInput {
     /// effects and timers cannot wait, or the work they unblock would never go on.
     var waitsForWork: Bool {
         switch self {
-        case .versionRead, .runEndingRead, .sent, .lookedUp, .managerPublished, .timer, .recovered: false
+        case .versionRead, .runEndingRead, .sent, .lookedUp, .managerPublished, .timer, .recovered, .journalTailRead: false
         default: true
         }
     }

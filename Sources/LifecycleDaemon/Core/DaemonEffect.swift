@@ -37,6 +37,11 @@ public enum DaemonEffect: Sendable, Equatable {
     case notify([ServiceNotification])
     /// Write the journal entry that marks this process as tracking units.
     case markTracking(status: String)
+    /// Keep `position` in the state directory as how far PID 1's journal is taken into account (no answer: a failure
+    /// is logged, and the next start reads from an older position).
+    case saveJournalPosition(JournalPosition)
+    /// Read the position of the journal's newest entry; answer ``DaemonInput/journalTailRead(_:)``.
+    case readJournalTail
     /// Replace the metrics file at `path` with `text` (atomically); a failure is the loop's to log.
     case writeMetrics(path: String, text: String)
     /// Fire ``DaemonInput/timer(_:)`` at this wall-clock time (ms since the epoch).

@@ -31,6 +31,8 @@ public enum DaemonInput: Sendable, Equatable {
     /// The answer to ``DaemonEffect/lookUp(_:)``: what the journal says of the entries asked about; nil when it could
     /// not be read.
     case lookedUp([PendingDispatch], JournalCheck?)
+    /// The answer to ``DaemonEffect/readJournalTail``: nil when the journal could not be read or holds nothing.
+    case journalTailRead(JournalPosition?)
     /// The answer to ``DaemonEffect/publishManager``: whether lifecycled's D-Bus interface is on the bus.
     case managerPublished(Bool)
     /// A manual or custom event from the D-Bus interface; answered with ``DaemonEffect/reply(_:_:)``.
@@ -100,4 +102,6 @@ public enum DaemonTimer: Sendable, Hashable {
     case watchdog
     /// Write the metrics file: a change waited for the once-a-second limit, or a minute passed without one.
     case writeMetrics
+    /// Move the saved journal position forward (``JournalPositionKeeper``).
+    case advanceJournalPosition
 }

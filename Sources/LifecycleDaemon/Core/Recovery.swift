@@ -8,8 +8,9 @@ public struct RecoveryQuery: Sendable, Equatable {
     public enum HistoryWindow: Sendable, Equatable {
         /// None (the user manager, or no journal to trust).
         case none
-        /// Since the last entry of the newest earlier lifecycled that tracked units; when there is none (the first
-        /// start on this machine), the whole journal if `orWholeJournal`, else nothing.
+        /// After the journal position saved in the state directory; without one (an upgrade from a version that did
+        /// not save it), since the last entry of the newest earlier lifecycled that tracked units; when there is
+        /// neither (the first start on this machine), the whole journal if `orWholeJournal`, else nothing.
         case sinceLastTracking(orWholeJournal: Bool)
         /// Since this time (µs since the epoch), when signals were lost.
         case since(microseconds: UInt64)
@@ -49,6 +50,9 @@ public struct RecoveryAnswer: Sendable, Equatable {
     public var endings: [String: RunEnding]
     /// True when ``history`` is the whole journal, read at the first start on this machine.
     public var isWholeJournal = false
+    /// The journal's newest entry before the history was read: once what the answer shows is recorded, PID 1's
+    /// journal is taken into account up to here (nil when unknown).
+    public var position: JournalPosition?
 
     public init(journaled: [String: [JournaledDispatch]] = [:], history: RunHistory? = nil, endings: [String: RunEnding] = [:]) {
         self.journaled = journaled

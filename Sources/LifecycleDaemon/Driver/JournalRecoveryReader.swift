@@ -2,26 +2,36 @@
 
 import Glibc
 import LifecycleEngine
+import LifecycleStorage
 import LifecycleSystemd
 import Logging
 
 /// Reads what ``DaemonCore`` asks of the journal to recover what lifecycled missed (``RecoveryQuery``): PID 1's runs,
 /// lifecycled's own dispatches beyond the records, and how stored runs ended. Only root-owned, trusted entries.
+///
+/// PID 1's runs are read from the position saved in the state directory (``JournalPositionFile``), by its cursor: the
+/// journal's order, not the wall clock, says what came after it. Without one (an upgrade from a version that did not
+/// save it) from the last sign of the previous lifecycled, and on the first start on a machine from the beginning.
 struct JournalRecoveryReader {
     /// How far before the last sign of life of the previous lifecycled (or the loss of the bus) the journal is
-    /// searched for missed runs (µs): a run that began just before may not have reached lifecycled. Widening the
-    /// search is safe: a unit's runs are taken only after the run its record holds.
+    /// searched for missed runs (µs), when no position was saved: a run that began just before may not have reached
+    /// lifecycled. Widening the search is safe: a unit's runs are taken only after the run its record holds.
     static let historyMargin: UInt64 = 10_000_000
 
     let logger: Logger
+    let positionFile: JournalPositionFile
 
     func answer(_ query: RecoveryQuery) -> RecoveryAnswer {
         var answer = RecoveryAnswer()
         switch query.history {
         case .none: break
         case .sinceLastTracking(let orWholeJournal):
+            // Before the history: what is written while it is read is read again next time.
+            answer.position = tail()
             (answer.history, answer.isWholeJournal) = missedHistory(orWholeJournal: orWholeJournal)
-        case .since(let microseconds): answer.history = history(since: microseconds)
+        case .since(let microseconds):
+            answer.position = tail()
+            answer.history = history(since: microseconds)
         }
         // Every unit a dispatch may already be in the journal for, so that none is sent or numbered twice.
         var catchUp = query.catchUp
@@ -41,7 +51,7 @@ struct JournalRecoveryReader {
     private func dispatches(beyond catchUp: [(unit: String, recordedSequence: UInt64?)]) -> [String: [JournaledDispatch]] {
         var journaled: [String: [JournaledDispatch]] = [:]
         do {
-            let found = try JournalReader().newestEntries(
+            let found = try reader.newestEntries(
                 for: catchUp.map { DispatchJournalEntry.ownEntries + ["LIFECYCLE_UNIT=\($0.unit)"] },
                 fields: JournaledDispatch.fields,
                 while: { index, entry in
@@ -62,23 +72,42 @@ struct JournalRecoveryReader {
     /// How a run ended according to PID 1's journal (`_PID=1` only); nil when it does not say.
     func ending(of unit: String, invocationID: String) -> RunEnding? {
         do {
-            let entries = try JournalReader().entries(
+            let entries = try reader.entries(
                 matching: ["_PID=1", "UNIT=\(unit)", "INVOCATION_ID=\(invocationID)"],
                 fields: RunEnding.fields
             )
-            return RunEnding(entries: entries.compactMap(Self.runEntry))
+            return RunEnding(entries: entries.compactMap { runEntry($0) })
         } catch {
             logger.warning("Failed to read the journal about \(unit)", metadata: ["error": "\(error)"])
             return nil
         }
     }
 
-    /// The runs PID 1 logged since the previous lifecycled was last seen tracking. On the first start on this
-    /// machine, the whole journal when `orWholeJournal`, else nil; nil too when the journal cannot be read.
+    /// The journal, with what a damaged file made a read leave out logged (once per read).
+    private var reader: JournalReader {
+        JournalReader(damaged: { [logger] damage in
+            logger.warning("Read the journal past damage: \(damage)")
+        })
+    }
+
+    /// The position of the journal's newest entry; nil when it cannot be read.
+    private func tail() -> JournalPosition? {
+        do {
+            return try reader.tail()
+        } catch {
+            logger.warning("Failed to read where the journal ends", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The runs PID 1 logged after the saved position, or since the previous lifecycled was last seen tracking. On
+    /// the first start on this machine, the whole journal when `orWholeJournal`, else nil; nil too when the journal
+    /// cannot be read.
     private func missedHistory(orWholeJournal: Bool) -> (RunHistory?, isWholeJournal: Bool) {
+        if let saved = savedPosition() { return (history(after: saved), false) }
         let lastSeen: UInt64?
         do {
-            lastSeen = try lastSignOfTracking(JournalReader())
+            lastSeen = try lastSignOfTracking(reader)
         } catch {
             logger.warning("Failed to read the journal for runs missed while lifecycled was down", metadata: ["error": "\(error)"])
             return (nil, false)
@@ -92,21 +121,58 @@ struct JournalRecoveryReader {
         return (history(since: 0), true)
     }
 
-    /// PID 1's runs since `since` (µs since the epoch) less ``historyMargin``; nil when the journal cannot be read.
-    private func history(since: UInt64) -> RunHistory? {
-        let start = since > Self.historyMargin ? since - Self.historyMargin : 0
+    /// The position saved by the previous lifecycled; nil when there is none, or it cannot be read (then logged:
+    /// the tracking entries say where to start instead).
+    private func savedPosition() -> JournalPosition? {
+        do {
+            return try positionFile.load()
+        } catch {
+            logger.warning("Failed to read how far PID 1's journal was read; looking for lifecycled's last tracking entry instead", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// PID 1's entries about runs, and the fields the history reads of them.
+    private static let runMatches = ["_PID=1"] + RunEnding.MessageID.all.map { "MESSAGE_ID=\($0)" }
+    private static let runFields = RunHistory.fields + ["_BOOT_ID", "_SOURCE_MONOTONIC_TIMESTAMP"]
+
+    /// PID 1's runs after the entry at `position`; nil when the journal cannot be read. When retention removed that
+    /// entry, from where it would be (logged).
+    private func history(after position: JournalPosition) -> RunHistory? {
         do {
             // Streamed into the history, which keeps only what decides each run: a history of thousands of runs is
             // read in a few MB.
             var history = RunHistory.Builder()
             var count = 0
-            try JournalReader().forEachEntry(
-                matching: ["_PID=1"] + RunEnding.MessageID.all.map { "MESSAGE_ID=\($0)" },
-                fields: RunHistory.fields,
-                since: start
+            let found = try reader.forEachEntry(
+                matching: Self.runMatches, fields: Self.runFields, after: position.cursor
             ) { entry in
                 count += 1
-                if let entry = Self.runEntry(entry) { history.add(entry) }
+                if let entry = runEntry(entry, position: position) { history.add(entry) }
+            }
+            if !found {
+                logger.notice(
+                    "The journal no longer holds the entry lifecycled had read up to (retention removed it): reading PID 1's runs from where it was",
+                    metadata: ["cursor": "\(position.cursor)"]
+                )
+            }
+            logger.debug("Read \(count) of PID 1's journal entries after the saved position to reconcile")
+            return history.history
+        } catch {
+            logger.warning("Failed to read PID 1's journal for missed runs", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// PID 1's runs since `since` (µs since the epoch) less ``historyMargin``; nil when the journal cannot be read.
+    private func history(since: UInt64) -> RunHistory? {
+        let start = since > Self.historyMargin ? since - Self.historyMargin : 0
+        do {
+            var history = RunHistory.Builder()
+            var count = 0
+            try reader.forEachEntry(matching: Self.runMatches, fields: Self.runFields, since: start) { entry in
+                count += 1
+                if let entry = runEntry(entry) { history.add(entry) }
             }
             logger.debug("Read \(count) of PID 1's journal entries since \(start / 1_000_000) to reconcile")
             return history.history
@@ -130,11 +196,20 @@ struct JournalRecoveryReader {
     }
 
     /// One of PID 1's entries, at the time PID 1 sent it (`_SOURCE_REALTIME_TIMESTAMP`), else when journald got it:
-    /// a run's begin must compare exactly with systemd's state-change times (see ``UnitSnapshot/predates(_:)``).
-    private static func runEntry(_ entry: JournalEntry) -> RunEnding.Entry? {
+    /// a run's begin must compare exactly with systemd's state-change times (see ``UnitSnapshot/predates(_:monotonic:)``).
+    /// For an entry of this boot, PID 1's monotonic time too (`_SOURCE_MONOTONIC_TIMESTAMP`, else journald's), and
+    /// with `position` the time by the clock as it was there.
+    private func runEntry(_ entry: JournalEntry, position: JournalPosition? = nil) -> RunEnding.Entry? {
+        guard let messageID = entry.fields["MESSAGE_ID"] else { return nil }
         let sent = entry.fields["_SOURCE_REALTIME_TIMESTAMP"].flatMap { UInt64($0) } ?? entry.realtimeMicroseconds
-        return entry.fields["MESSAGE_ID"].map {
-            RunEnding.Entry(messageID: $0, time: Milliseconds(sent / 1_000), fields: entry.fields)
-        }
+        let boot = entry.fields["_BOOT_ID"]
+        let monotonic = entry.fields["_SOURCE_MONOTONIC_TIMESTAMP"].flatMap { UInt64($0) } ?? entry.monotonicMicroseconds
+        return RunEnding.Entry(
+            messageID: messageID, time: Milliseconds(sent / 1_000), fields: entry.fields,
+            monotonicMicroseconds: boot != nil && boot == currentBoot ? monotonic : nil,
+            positionTime: boot.flatMap { position?.wallClock(ofMonotonic: monotonic, boot: $0) }
+        )
     }
+
+    private let currentBoot = JournalReader.currentBootID
 }

@@ -41,7 +41,20 @@ extension LifecycleDaemon {
         case .readRunEnding(let unit, let invocationID):
             return .runEndingRead(unit: unit, invocationID: invocationID, ending: await ending(of: unit, invocationID: invocationID))
         case .readRecovery(let query):
-            return .recovered(JournalRecoveryReader(logger: logger).answer(query))
+            return .recovered(JournalRecoveryReader(logger: logger, positionFile: positionFile).answer(query))
+        case .readJournalTail:
+            do {
+                return .journalTailRead(try JournalReader().tail())
+            } catch {
+                logger.warning("Failed to read where the journal ends", metadata: ["error": "\(error)"])
+                return .journalTailRead(nil)
+            }
+        case .saveJournalPosition(let position):
+            do {
+                try positionFile.save(position)
+            } catch {
+                logger.warning("Failed to save how far PID 1's journal was read", metadata: ["error": "\(error)"])
+            }
         case .watch(let patterns):
             try await watch(patterns)
         case .publishManager:
@@ -129,8 +142,11 @@ extension LifecycleDaemon {
         return ["_PID=1", "INVOCATION_ID=\(id)"]
     }()
 
+    /// Where the position in PID 1's journal that the next start recovers from is kept.
+    private var positionFile: JournalPositionFile { JournalPositionFile(directory: store.directory) }
+
     private func ending(of unit: String, invocationID: String) async -> RunEnding? {
-        let reader = JournalRecoveryReader(logger: logger)
+        let reader = JournalRecoveryReader(logger: logger, positionFile: positionFile)
         for attempt in 1...Self.runEndingAttempts {
             if let ending = reader.ending(of: unit, invocationID: invocationID) { return ending }
             if attempt < Self.runEndingAttempts { await thread.sleep(for: Self.runEndingInterval) }

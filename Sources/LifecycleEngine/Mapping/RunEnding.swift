@@ -9,13 +9,25 @@ public enum RunEnding: Sendable, Hashable {
     /// One of PID 1's journal entries about a run (read only from `_PID=1`: `UNIT=` is an untrusted field).
     public struct Entry: Sendable, Hashable {
         public var messageID: String
+        /// When PID 1 sent the entry, by the wall clock as it was then.
         public var time: Milliseconds
         public var fields: [String: String]
+        /// PID 1's monotonic clock when it sent the entry (µs), for an entry of the current boot; nil otherwise.
+        public var monotonicMicroseconds: UInt64?
+        /// ``time`` by the wall clock as it was at the journal position the entries were read from
+        /// (``JournalPosition/wallClock(ofMonotonic:boot:)``): the clock stepping since does not move it. nil when
+        /// unknown (no position, or another boot).
+        public var positionTime: Milliseconds?
 
-        public init(messageID: String, time: Milliseconds, fields: [String: String]) {
+        public init(
+            messageID: String, time: Milliseconds, fields: [String: String], monotonicMicroseconds: UInt64? = nil,
+            positionTime: Milliseconds? = nil
+        ) {
             self.messageID = messageID
             self.time = time
             self.fields = fields
+            self.monotonicMicroseconds = monotonicMicroseconds
+            self.positionTime = positionTime
         }
     }
 

@@ -8,12 +8,22 @@ public struct RunHistory: Sendable, Hashable {
         public var invocationID: String
         /// When the run began: PID 1's "Starting" or "Started" entry, or its first entry about the run.
         public var began: Milliseconds
+        /// PID 1's monotonic clock at ``began`` (µs), for a run of the current boot; nil otherwise.
+        public var beganMonotonic: UInt64?
+        /// ``began`` by the wall clock as it was where the history starts, to compare with recorded times: a clock
+        /// stepped since does not move it (``RunEnding/Entry/positionTime``).
+        public var beganInOrder: Milliseconds
         /// How it ended, nil when the journal does not say (yet).
         public var ending: RunEnding?
 
-        public init(invocationID: String, began: Milliseconds, ending: RunEnding?) {
+        public init(
+            invocationID: String, began: Milliseconds, ending: RunEnding?, beganMonotonic: UInt64? = nil,
+            beganInOrder: Milliseconds? = nil
+        ) {
             self.invocationID = invocationID
             self.began = began
+            self.beganMonotonic = beganMonotonic
+            self.beganInOrder = beganInOrder ?? began
             self.ending = ending
         }
     }
@@ -45,7 +55,9 @@ public struct RunHistory: Sendable, Hashable {
 
         public init() {}
 
-        private static let namingFields: Set<String> = ["UNIT", "INVOCATION_ID", "MESSAGE_ID", "_SOURCE_REALTIME_TIMESTAMP"]
+        private static let namingFields: Set<String> = [
+            "UNIT", "INVOCATION_ID", "MESSAGE_ID", "_SOURCE_REALTIME_TIMESTAMP", "_SOURCE_MONOTONIC_TIMESTAMP", "_BOOT_ID",
+        ]
 
         /// Takes one of PID 1's entries, oldest first.
         public mutating func add(_ entry: RunEnding.Entry) {
@@ -68,7 +80,11 @@ public struct RunHistory: Sendable, Hashable {
                     let begin = entries.first {
                         $0.messageID == RunEnding.MessageID.unitStarting || $0.messageID == RunEnding.MessageID.unitStarted
                     }
-                    return Run(invocationID: id, began: (begin ?? first).time, ending: RunEnding(entries: entries))
+                    let start = begin ?? first
+                    return Run(
+                        invocationID: id, began: start.time, ending: RunEnding(entries: entries),
+                        beganMonotonic: start.monotonicMicroseconds, beganInOrder: start.positionTime
+                    )
                 }
             }
             return RunHistory(runs: runs)
@@ -77,14 +93,15 @@ public struct RunHistory: Sendable, Hashable {
 
     /// The runs of `unit` after the run `invocationID`. When that run is not in the history (it began before the
     /// history does, or the journal missed its entries, say while journald was stopped), the runs that began after
-    /// `recordedUntil`, the time of the last event recorded for the unit (all of them when nil).
+    /// `recordedUntil`, the time of the last event recorded for the unit (all of them when nil), compared by the clock
+    /// as it was where the history starts (``Run/beganInOrder``), so that runs after a step back of the clock count.
     public func runs(of unit: String, after invocationID: String?, recordedUntil: Milliseconds? = nil) -> ArraySlice<Run> {
         let all = runs[unit] ?? []
         if let invocationID, let index = all.firstIndex(where: { $0.invocationID == invocationID }) {
             return all[(index + 1)...]
         }
         guard let recordedUntil else { return all[...] }
-        return all.filter { $0.began > recordedUntil }[...]
+        return all.filter { $0.beganInOrder > recordedUntil }[...]
     }
 
     /// The run `invocationID` of `unit`, nil when the history does not hold it.

@@ -21,8 +21,9 @@ public struct SystemdUnitMapper: Sendable {
         /// that a history of thousands of runs recovered at start is not remembered for the life of the process.
         var superseded: [String] = []
         /// When the journal said the run ``begun`` began (set by ``note(_:)``): a snapshot whose state changed
-        /// before that cannot end it.
+        /// before that cannot end it. By the monotonic clock too when known (0: not known), as the wall clock may step.
         var begunAt: Milliseconds?
+        var begunAtMonotonic: UInt64 = 0
     }
 
     private var units: [String: RunMemory] = [:]
@@ -61,10 +62,15 @@ public struct SystemdUnitMapper: Sendable {
             memory.ended = nil
             memory.isFrozen = false
         }
-        if memory.begun != id { memory.begunAt = nil }
+        if memory.begun != id {
+            memory.begunAt = nil
+            memory.begunAtMonotonic = 0
+        }
         memory.begun = id
         switch transition.transition {
-        case .began: memory.begunAt = transition.time
+        case .began:
+            memory.begunAt = transition.time
+            memory.begunAtMonotonic = transition.monotonicMicroseconds
         case .endedCleanly, .failed: memory.ended = id
         case .frozen: memory.isFrozen = true
         case .thawed: memory.isFrozen = false
@@ -87,11 +93,14 @@ public struct SystemdUnitMapper: Sendable {
         if memory.begun != id, snapshot.isRunning, !snapshot.isRestartPending {
             memory.begun = id
             memory.begunAt = nil
+            memory.begunAtMonotonic = 0
             memory.ended = nil
             memory.isFrozen = false
             transitions.append(.began)
         }
-        if memory.begun == id, memory.ended != id, snapshot.hasEnded, !snapshot.predates(memory.begunAt) {
+        if memory.begun == id, memory.ended != id, snapshot.hasEnded,
+            !snapshot.predates(memory.begunAt, monotonic: memory.begunAtMonotonic)
+        {
             memory.ended = id
             transitions.append(snapshot.endTransition)
         }

@@ -44,7 +44,13 @@ extension UnitSnapshot {
     /// not started it yet (a re-announcement of the unit with the new run's id and the old run's stop, or a unit
     /// that never changed state and reports no time at all). PID 1 logs a begin in the same step as the state change
     /// or before it, so a real end is never earlier. False when `began` is unknown.
-    public func predates(_ began: Milliseconds?) -> Bool {
+    ///
+    /// With `beganMonotonic`, PID 1's monotonic clock at the begin (this boot's), the comparison is by
+    /// `StateChangeTimestampMonotonic`: a wall clock stepped between the begin and the change does not change it.
+    public func predates(_ began: Milliseconds?, monotonic beganMonotonic: UInt64? = nil) -> Bool {
+        if let beganMonotonic, beganMonotonic > 0, stateChangeTimestampMonotonic > 0 {
+            return stateChangeTimestampMonotonic < beganMonotonic
+        }
         guard let began else { return false }
         guard let time = stateChangeTime else { return true }
         return time < began

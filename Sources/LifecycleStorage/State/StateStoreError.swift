@@ -11,6 +11,8 @@ public enum StateStoreError: Error, Sendable, Equatable, CustomStringConvertible
     case io(path: String, operation: String, errno: Int32)
     /// The store was opened read-only and was asked to change a file.
     case readOnly(path: String)
+    /// A file of the state directory whose content is not what lifecycled writes there.
+    case malformed(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -23,6 +25,8 @@ public enum StateStoreError: Error, Sendable, Equatable, CustomStringConvertible
             return "Failed to \(operation) \(path): \(Posix.describe(errno: errno))"
         case .readOnly(let path):
             return "Refusing to change \(path): the state store is read-only"
+        case .malformed(let path, let reason):
+            return "\(path): \(reason)"
         }
     }
 }

@@ -2,12 +2,43 @@
 
 import CSystemd
 import Glibc
+import LifecycleEngine
 
 /// One journal entry, with the fields that were asked for.
 public struct JournalEntry: Sendable, Hashable {
     /// When journald received the entry, in microseconds since the epoch.
     public var realtimeMicroseconds: UInt64
+    /// When journald received the entry, in microseconds of the monotonic clock of the boot it was written in
+    /// (`_BOOT_ID`, when asked for among the fields).
+    public var monotonicMicroseconds: UInt64
     public var fields: [String: String]
+}
+
+/// What a read of the journal had to leave out: entries sd-journal could not step to, and journal files that could
+/// not be opened (a damaged header, a file cut short). The rest was read.
+public struct JournalDamage: Sendable, Equatable, CustomStringConvertible {
+    /// Steps to the next (or previous) entry that failed.
+    public var unreadableEntries = 0
+    /// The files of a ``JournalSource/files(_:)`` source that could not be opened, with why.
+    public var unreadableFiles: [(path: String, error: SystemdError)] = []
+    /// The first error of an entry that could not be read.
+    public var firstError: SystemdError?
+
+    public var isEmpty: Bool { unreadableEntries == 0 && unreadableFiles.isEmpty }
+
+    public var description: String {
+        var parts: [String] = []
+        if unreadableEntries > 0 {
+            parts.append("\(unreadableEntries) unreadable entries skipped" + (firstError.map { " (\($0))" } ?? ""))
+        }
+        parts += unreadableFiles.map { "\($0.path) left out (\($0.error))" }
+        return parts.joined(separator: "; ")
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.unreadableEntries == rhs.unreadableEntries && lhs.firstError == rhs.firstError
+            && lhs.unreadableFiles.elementsEqual(rhs.unreadableFiles) { $0.path == $1.path && $0.error == $1.error }
+    }
 }
 
 /// Reads the local system journal (what PID 1 recorded about units while lifecycled was not looking), or journal
@@ -15,11 +46,22 @@ public struct JournalEntry: Sendable, Hashable {
 ///
 /// Every call opens the journal, reads and closes it, so nothing is kept between calls and any thread may use it
 /// (sd-journal objects are not thread-safe, but each call has its own).
+///
+/// A damaged journal file does not stop a read: an entry sd-journal cannot step to is skipped, and a file of a
+/// ``JournalSource/files(_:)`` source that cannot be opened is left out; each call that had to skip anything reports it
+/// once to `damaged`, with the counts.
 public struct JournalReader: Sendable {
     public let source: JournalSource
+    /// Told once per call what that call had to leave out.
+    public let damaged: @Sendable (JournalDamage) -> Void
 
-    public init(source: JournalSource = .local) {
+    /// How many failed steps in a row end a read: sd-journal drops a file it cannot iterate and moves on, so a step
+    /// fails again and again only when the entry it found cannot be mapped, and then the rest is out of reach.
+    static let consecutiveFailureLimit = 64
+
+    public init(source: JournalSource = .local, damaged: @escaping @Sendable (JournalDamage) -> Void = { _ in }) {
         self.source = source
+        self.damaged = damaged
     }
 
     /// The entries matching every `match` (`FIELD=value`; matches of different fields must all hold, of one field
@@ -39,14 +81,76 @@ public struct JournalReader: Sendable {
     public func forEachEntry(
         matching matches: [String], fields: [String], since: UInt64? = nil, _ body: (JournalEntry) -> Void
     ) throws(SystemdError) {
-        let journal = try open(matching: matches)
-        defer { sd_journal_close(journal) }
+        var cursor = Cursor()
+        let journal = try open(matching: matches, damage: &cursor.damage)
+        defer { close(journal, cursor) }
         if let since {
             try check(sd_journal_seek_realtime_usec(journal, since), "seek the journal")
         }
-        while try check(sd_journal_next(journal), "read the journal") > 0 {
-            body(try Self.entry(in: journal, fields: fields))
+        while let entry = cursor.step(journal, sd_journal_next, fields: fields) { body(entry) }
+    }
+
+    /// The entries ``forEachEntry(matching:fields:after:_:)`` gives, and whether the entry at `cursor` was found.
+    public func entries(
+        matching matches: [String], fields: [String], after cursor: String
+    ) throws(SystemdError) -> (entries: [JournalEntry], found: Bool) {
+        var entries: [JournalEntry] = []
+        let found = try forEachEntry(matching: matches, fields: fields, after: cursor) { entries.append($0) }
+        return (entries, found)
+    }
+
+    /// Calls `body` with each entry matching every `match`, oldest first, written after the entry at `cursor`
+    /// (`sd_journal_seek_cursor(3)`), as ``forEachEntry(matching:fields:since:_:)`` gives them. When the journal no
+    /// longer holds that entry (retention removed it), sd-journal seeks to where it would be, and this returns false.
+    ///
+    /// Wraps `sd_journal_seek_cursor(3)` and `sd_journal_test_cursor(3)` besides the calls above.
+    @discardableResult
+    public func forEachEntry(
+        matching matches: [String], fields: [String], after cursor: String, _ body: (JournalEntry) -> Void
+    ) throws(SystemdError) -> Bool {
+        var reading = Cursor()
+        let journal = try open(matching: [], damage: &reading.damage)
+        defer { close(journal, reading) }
+        // Whether the entry is still there: seek to it with no match, step onto it, and compare.
+        try check(cursor.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(cursor)")
+        let found = try check(sd_journal_next(journal), "read the journal") > 0
+            && cursor.withCString { sd_journal_test_cursor(journal, $0) } > 0
+        try add(matches, to: journal)
+        try check(cursor.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(cursor)")
+        var first = true
+        while let entry = reading.step(journal, sd_journal_next, fields: fields) {
+            // The entry at the cursor was taken into account already.
+            defer { first = false }
+            if first, cursor.withCString({ sd_journal_test_cursor(journal, $0) }) > 0 { continue }
+            body(entry)
         }
+        return found
+    }
+
+    /// The position of the newest entry of the journal, nil when it holds none.
+    ///
+    /// Wraps `sd_journal_seek_tail(3)`, `sd_journal_previous(3)`, `sd_journal_get_cursor(3)`,
+    /// `sd_journal_get_monotonic_usec(3)` and `sd_journal_get_realtime_usec(3)`.
+    public func tail() throws(SystemdError) -> JournalPosition? {
+        let reading = Cursor()
+        var damage = reading.damage
+        let journal = try openSource(damage: &damage)
+        defer { close(journal, Cursor(damage: damage)) }
+        try check(sd_journal_seek_tail(journal), "seek the journal")
+        guard try check(sd_journal_previous(journal), "read the journal") > 0 else { return nil }
+        var text: UnsafeMutablePointer<CChar>?
+        try check(sd_journal_get_cursor(journal, &text), "read the journal's cursor")
+        defer { free(text) }
+        var monotonic: UInt64 = 0
+        var boot = sd_id128_t()
+        try check(sd_journal_get_monotonic_usec(journal, &monotonic, &boot), "read an entry's time")
+        var realtime: UInt64 = 0
+        try check(sd_journal_get_realtime_usec(journal, &realtime), "read an entry's time")
+        guard let text else { return nil }
+        return JournalPosition(
+            cursor: String(cString: text), bootID: Self.string(boot), monotonicMicroseconds: monotonic,
+            realtimeMicroseconds: realtime
+        )
     }
 
     /// The newest entry matching every `match` for which `accept` is true, reading backwards from the newest; nil
@@ -58,11 +162,11 @@ public struct JournalReader: Sendable {
         fields: [String],
         where accept: (JournalEntry) -> Bool = { _ in true }
     ) throws(SystemdError) -> JournalEntry? {
-        let journal = try open(matching: matches)
-        defer { sd_journal_close(journal) }
+        var cursor = Cursor()
+        let journal = try open(matching: matches, damage: &cursor.damage)
+        defer { close(journal, cursor) }
         try check(sd_journal_seek_tail(journal), "seek the journal")
-        while try check(sd_journal_previous(journal), "read the journal") > 0 {
-            let entry = try Self.entry(in: journal, fields: fields)
+        while let entry = cursor.step(journal, sd_journal_previous, fields: fields) {
             if accept(entry) { return entry }
         }
         return nil
@@ -76,13 +180,14 @@ public struct JournalReader: Sendable {
     public func follow(
         matching matches: [String], fields: [String], _ handle: (JournalEntry) -> Bool
     ) throws(SystemdError) {
-        let journal = try open(matching: matches)
-        defer { sd_journal_close(journal) }
+        var cursor = Cursor()
+        let journal = try open(matching: matches, damage: &cursor.damage)
+        defer { close(journal, cursor) }
         try check(sd_journal_seek_tail(journal), "seek the journal")
         _ = try check(sd_journal_previous(journal), "read the journal")
         while true {
-            while try check(sd_journal_next(journal), "read the journal") > 0 {
-                guard handle(try Self.entry(in: journal, fields: fields)) else { return }
+            while let entry = cursor.step(journal, sd_journal_next, fields: fields) {
+                guard handle(entry) else { return }
             }
             try check(sd_journal_wait(journal, UInt64.max), "wait for the journal")
         }
@@ -96,16 +201,16 @@ public struct JournalReader: Sendable {
         fields: [String],
         while keep: (Int, JournalEntry) -> Bool
     ) throws(SystemdError) -> [[JournalEntry]] {
-        let journal = try open(matching: [])
-        defer { sd_journal_close(journal) }
+        var cursor = Cursor()
+        let journal = try open(matching: [], damage: &cursor.damage)
+        defer { close(journal, cursor) }
         var results: [[JournalEntry]] = []
         results.reserveCapacity(queries.count)
         for (index, matches) in queries.enumerated() {
             try add(matches, to: journal)
             try check(sd_journal_seek_tail(journal), "seek the journal")
             var entries: [JournalEntry] = []
-            while try check(sd_journal_previous(journal), "read the journal") > 0 {
-                let entry = try Self.entry(in: journal, fields: fields)
+            while let entry = cursor.step(journal, sd_journal_previous, fields: fields) {
                 guard keep(index, entry) else { break }
                 entries.append(entry)
             }
@@ -128,14 +233,15 @@ public struct JournalReader: Sendable {
     /// Wraps `sd_journal_flush_matches(3)`, `sd_journal_seek_head(3)` and `sd_journal_get_cutoff_realtime_usec(3)`
     /// besides the calls above.
     public func holdings(of queries: [[String]]) throws(SystemdError) -> (found: [Bool], oldest: UInt64?) {
-        let journal = try open(matching: [])
-        defer { sd_journal_close(journal) }
+        var cursor = Cursor()
+        let journal = try open(matching: [], damage: &cursor.damage)
+        defer { close(journal, cursor) }
         var found: [Bool] = []
         found.reserveCapacity(queries.count)
         for matches in queries {
             try add(matches, to: journal)
             try check(sd_journal_seek_head(journal), "seek the journal")
-            found.append(try check(sd_journal_next(journal), "read the journal") > 0)
+            found.append(cursor.step(journal, sd_journal_next, fields: []) != nil)
         }
         var oldest: UInt64 = 0
         var newest: UInt64 = 0
@@ -147,6 +253,11 @@ public struct JournalReader: Sendable {
     public static var currentBootID: String? {
         var id = sd_id128_t()
         guard sd_id128_get_boot(&id) >= 0 else { return nil }
+        return string(id)
+    }
+
+    /// An id128 as the journal spells it: 32 lower-case hex digits.
+    private static func string(_ id: sd_id128_t) -> String {
         var text = [CChar](repeating: 0, count: 33)
         return text.withUnsafeMutableBufferPointer { buffer in
             sd_id128_to_string(id, buffer.baseAddress!)
@@ -154,9 +265,48 @@ public struct JournalReader: Sendable {
         }
     }
 
-    /// The journal of ``source``, with `matches` added; the caller closes it.
-    private func open(matching matches: [String]) throws(SystemdError) -> OpaquePointer {
-        let journal = try openSource()
+    /// One read's walk through the journal: steps that fail are skipped and counted, not thrown.
+    private struct Cursor {
+        var damage = JournalDamage()
+
+        /// Steps with `move` (`sd_journal_next` or `sd_journal_previous`) to the next entry it can read, and reads it;
+        /// nil at the end, or when ``JournalReader/consecutiveFailureLimit`` steps in a row failed.
+        mutating func step(
+            _ journal: OpaquePointer, _ move: (OpaquePointer?) -> Int32, fields: [String]
+        ) -> JournalEntry? {
+            var failures = 0
+            while failures < JournalReader.consecutiveFailureLimit {
+                let moved = move(journal)
+                if moved == 0 { return nil }
+                if moved > 0 {
+                    do {
+                        return try JournalReader.entry(in: journal, fields: fields)
+                    } catch {
+                        note(error)
+                    }
+                } else {
+                    note(SystemdError(errno: moved, operation: "read the journal"))
+                }
+                failures += 1
+            }
+            return nil
+        }
+
+        private mutating func note(_ error: SystemdError) {
+            damage.unreadableEntries += 1
+            if damage.firstError == nil { damage.firstError = error }
+        }
+    }
+
+    /// Closes `journal` and reports what the read had to leave out.
+    private func close(_ journal: OpaquePointer, _ cursor: Cursor) {
+        sd_journal_close(journal)
+        if !cursor.damage.isEmpty { damaged(cursor.damage) }
+    }
+
+    /// The journal of ``source``, with `matches` added; the caller closes it. Files left out go into `damage`.
+    private func open(matching matches: [String], damage: inout JournalDamage) throws(SystemdError) -> OpaquePointer {
+        let journal = try openSource(damage: &damage)
         do {
             try add(matches, to: journal)
         } catch {
@@ -171,7 +321,7 @@ public struct JournalReader: Sendable {
     ///
     /// Wraps `sd_journal_open(3)`, `sd_journal_open_directory(3)`, `sd_journal_open_files(3)` and
     /// `sd_journal_get_usage(3)`.
-    private func openSource() throws(SystemdError) -> OpaquePointer {
+    private func openSource(damage: inout JournalDamage) throws(SystemdError) -> OpaquePointer {
         var journal: OpaquePointer?
         let operation = "open the journal \(source.description)"
         switch source {
@@ -180,13 +330,26 @@ public struct JournalReader: Sendable {
         case .directory(let path):
             try check(path.withCString { sd_journal_open_directory(&journal, $0, 0) }, operation)
         case .files(let paths):
-            let result = Self.withCStringArray(paths) { sd_journal_open_files(&journal, $0, 0) }
-            // sd-journal reports a file that is not a journal file by its header check's errno, whose text
-            // ("No data available", "Bad message") does not say what is wrong.
-            if [-ENODATA, -EBADMSG, -EPROTONOSUPPORT].contains(result) {
-                throw SystemdError(errno: result, operation: operation, message: "not a journal file")
+            var readable = paths
+            var result = Self.withCStringArray(paths) { sd_journal_open_files(&journal, $0, 0) }
+            if result < 0, paths.count > 1 {
+                // sd_journal_open_files fails as a whole on one damaged file: open the others without it.
+                readable = []
+                for path in paths {
+                    var alone: OpaquePointer?
+                    let opened = Self.withCStringArray([path]) { sd_journal_open_files(&alone, $0, 0) }
+                    if opened >= 0, let alone {
+                        sd_journal_close(alone)
+                        readable.append(path)
+                    } else {
+                        damage.unreadableFiles.append((path, Self.openError(opened, "open the journal \(path)")))
+                    }
+                }
+                if !readable.isEmpty {
+                    result = Self.withCStringArray(readable) { sd_journal_open_files(&journal, $0, 0) }
+                }
             }
-            try check(result, operation)
+            if result < 0 { throw Self.openError(result, readable.count == 1 ? "open the journal \(readable[0])" : operation) }
         }
         guard let journal else { throw SystemdError(errno: EINVAL, operation: operation) }
         if source != .local {
@@ -197,6 +360,15 @@ public struct JournalReader: Sendable {
             }
         }
         return journal
+    }
+
+    /// sd-journal reports a file that is not a journal file by its header check's errno, whose text ("No data
+    /// available", "Bad message") does not say what is wrong.
+    private static func openError(_ result: Int32, _ operation: String) -> SystemdError {
+        if [-ENODATA, -EBADMSG, -EPROTONOSUPPORT].contains(result) {
+            return SystemdError(errno: result, operation: operation, message: "not a journal file")
+        }
+        return SystemdError(errno: result, operation: operation)
     }
 
     /// Calls `body` with `strings` as a NULL-terminated array of C strings, as `sd_journal_open_files(3)` takes them.
@@ -227,6 +399,9 @@ public struct JournalReader: Sendable {
     private static func entry(in journal: OpaquePointer, fields: [String]) throws(SystemdError) -> JournalEntry {
         var realtime: UInt64 = 0
         try check(sd_journal_get_realtime_usec(journal, &realtime), "read an entry's time")
+        var monotonic: UInt64 = 0
+        var boot = sd_id128_t()
+        _ = sd_journal_get_monotonic_usec(journal, &monotonic, &boot)
         let names = fields.map { Array($0.utf8) }
         var values: [String: String] = [:]
         var data: UnsafeRawPointer?
@@ -242,6 +417,6 @@ public struct JournalReader: Sendable {
             else { continue }
             values[fields[index]] = String(decoding: bytes[(equals + 1)...], as: UTF8.self)
         }
-        return JournalEntry(realtimeMicroseconds: realtime, fields: values)
+        return JournalEntry(realtimeMicroseconds: realtime, monotonicMicroseconds: monotonic, fields: values)
     }
 }

@@ -32,6 +32,9 @@ struct CoreHarness {
     /// The recovery answer the journal gives; nil holds the query back.
     var recovery: RecoveryAnswer? = RecoveryAnswer()
     var recoveryQueries: [RecoveryQuery] = []
+    /// Where the journal ends, for ``DaemonEffect/readJournalTail``; and every position saved, in order.
+    var journalTail: JournalPosition?
+    var savedPositions: [JournalPosition] = []
     /// Entries the journal holds already (for look-ups), by unit and sequence ("web.service#3").
     var alreadyJournaled: Set<String> = []
     /// Entries sent but not yet written by journald (a stalled journald), by unit and sequence.
@@ -131,6 +134,8 @@ struct CoreHarness {
             self.notifications += notifications
             if notifications.contains(.ready) { milestones.append("ready") }
         case .releaseMemory: milestones.append("release")
+        case .readJournalTail: return .journalTailRead(journalTail)
+        case .saveJournalPosition(let position): savedPositions.append(position)
         case .markTracking, .exit: break
         }
         return nil

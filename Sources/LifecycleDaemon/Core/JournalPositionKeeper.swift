@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+/// When the position in PID 1's journal that the next start recovers from is saved (`journal-position.json`).
+///
+/// A saved position promises that every run PID 1 logged up to it is in the state files, so a SIGKILL at any moment
+/// loses nothing; an older position only makes the next recovery read more (a unit's runs are taken only after the
+/// run its record holds). So it is saved:
+/// - at the end of each recovery: the journal's newest entry before the history was read, once every run the history
+///   showed is recorded;
+/// - while tracking, at most once per ``interval``: the newest entry as read one interval earlier, when tracking has
+///   gone on since without a loss of signals, so that systemd's signal of every run logged before it was handled.
+///   Reading the tail costs an open of the journal and one step (docs/PERFORMANCE.md).
+struct JournalPositionKeeper: Sendable {
+    static let interval: Milliseconds = 60_000
+
+    /// The position of the recovery under way, saved when it is done.
+    var recovered: JournalPosition?
+    /// The journal's newest entry at the last reading of the tail while tracking, saved at the next one.
+    var candidate: JournalPosition?
+
+    /// Signals were lost: a candidate read before may be ahead of runs the signals did not show.
+    mutating func trackingInterrupted() {
+        candidate = nil
+    }
+}
+
+extension DaemonCore {
+    /// The recovery is done: what it read is recorded, so its position can be saved.
+    mutating func saveRecoveredJournalPosition() {
+        if let position = journalPositions.recovered {
+            effects.append(.saveJournalPosition(position))
+        }
+        journalPositions.recovered = nil
+        journalPositions.candidate = nil
+        // Without PID 1's journal (the user manager) there is no position to keep.
+        guard readsManagerJournal else { return }
+        effects.append(.arm(.advanceJournalPosition, at: now + JournalPositionKeeper.interval))
+    }
+
+    /// The timer fired: while tracking, read where the journal ends now.
+    mutating func readJournalTail() {
+        guard phase == .tracking else { return }  // the recovery that is under way saves its own
+        effects.append(.readJournalTail)
+    }
+
+    /// The journal's tail a timer asked for: the previous one is saved when nothing of tracking waited since; this
+    /// one waits for the next round.
+    mutating func takeJournalTail(_ position: JournalPosition?) {
+        guard phase == .tracking else { return }
+        defer { effects.append(.arm(.advanceJournalPosition, at: now + JournalPositionKeeper.interval)) }
+        // A begin waiting for its version, or changes waiting behind it, may be of a run logged before the candidate.
+        guard !isBusy else { return }
+        if let candidate = journalPositions.candidate, candidate != position {
+            effects.append(.saveJournalPosition(candidate))
+        }
+        journalPositions.candidate = position
+    }
+}
