@@ -30,7 +30,14 @@ extension UnitTracker {
     /// newer of the two: a run's end is taken from the listing only when the listing shows it over. A unit with no
     /// record whose run began before the history does is left to the baseline: lifecycled cannot tell whether it saw
     /// that run begin.
-    public func reconcile(_ snapshots: [UnitSnapshot], endings: [String: RunEnding], history: RunHistory? = nil) -> [MappedTransition] {
+    ///
+    /// A stored run that is no longer the unit's run, and whose end neither the listing nor the journal shows (a unit
+    /// PID 1 logs nothing of, a journal that no longer holds it), ends as unknown: a sleep, not a crash, at the last
+    /// time it was known to be going: `watchedUntil` (when lifecycled last watched, nil when unknown), or its begin.
+    public func reconcile(
+        _ snapshots: [UnitSnapshot], endings: [String: RunEnding], history: RunHistory? = nil,
+        watchedUntil: Milliseconds? = nil
+    ) -> [MappedTransition] {
         let byName = Dictionary(snapshots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let units = Set(records.keys).union(history.map { Array($0.units) } ?? []).filter(configuration.isWatched)
         var transitions: [MappedTransition] = []
@@ -46,20 +53,31 @@ extension UnitTracker {
                 }
                 return ending.map { Self.reconciled(unit, $0, id) }
             }
+            let missed = history?.runs(of: unit, after: record?.invocationID, recordedUntil: recordedUntil(unit)) ?? []
             if let record, let id = Self.runningInvocation(record) {
                 let listed = snapshot?.invocationID == id
                 if let ending = end(of: id, fromJournal: history?.run(of: unit, id)?.ending ?? (listed ? nil : endings[unit])) {
                     transitions.append(ending)
+                } else if !listed {
+                    // Gone without a word: known to be going until lifecycled stopped watching, and not after the
+                    // next run began.
+                    var time = max(recordedUntil(unit) ?? 0, watchedUntil ?? 0)
+                    let next = missed.first?.began ?? (snapshot?.isRunning == true ? snapshot?.stateChangeTime : nil)
+                    if let next { time = min(time, next) }
+                    transitions.append(Self.reconciled(unit, .endedUnknown, id, time > 0 ? time : nil))
                 }
             }
-            let missed = history?.runs(of: unit, after: record?.invocationID, recordedUntil: recordedUntil(unit)) ?? []
-            for run in missed {
+            for (index, run) in zip(missed.indices, missed) {
                 var begin = Self.reconciled(unit, .began, run.invocationID, run.began)
                 // The mapper compares later snapshots with the begin by the monotonic clock when it can.
                 begin.monotonicMicroseconds = run.beganMonotonic ?? 0
                 transitions.append(begin)
                 if let ending = end(of: run.invocationID, began: run, fromJournal: run.ending) {
                     transitions.append(ending)
+                } else if index < missed.endIndex - 1 {
+                    // Another run followed, yet neither the journal nor the listing shows this one's end. (The last
+                    // may be the unit's run now: the history is read after the listing and can be the newer.)
+                    transitions.append(Self.reconciled(unit, .endedUnknown, run.invocationID, run.began))
                 }
             }
             if let record, let snapshot, !snapshot.invocationID.isEmpty, snapshot.invocationID != record.invocationID,

@@ -86,7 +86,7 @@ public struct UnitTracker: Sendable {
             observation = .runBegan(version: version)
             record.invocationID = transition.invocationID
             record.runEnded = false
-        case .endedCleanly: observation = .runEnded
+        case .endedCleanly, .endedUnknown: observation = .runEnded
         case .failed(let details): observation = .runFailed(details: details.data)
         case .frozen: observation = .frozen
         case .thawed: observation = .thawed
@@ -100,7 +100,9 @@ public struct UnitTracker: Sendable {
         switch result {
         case .tracked(let event, let tracked):
             dispatch = tracked
-            if event == .sleep, transition.transition == .endedCleanly { record.runEnded = true }
+            if event == .sleep, transition.transition == .endedCleanly || transition.transition == .endedUnknown {
+                record.runEnded = true
+            }
             if let tracked { kind = DispatchKind(dispatch: tracked, isCrashNotice: false) }
         case .crashNotice(let notice):
             dispatch = notice
@@ -111,6 +113,8 @@ public struct UnitTracker: Sendable {
         case .ignored: break
         }
         if transition.isReconciled { dispatch?.customData["reconciled"] = .bool(true) }
+        // LIFECYCLE_RUN_END=unknown: a sleep whose time is only the last moment the run was known to be going.
+        if transition.transition == .endedUnknown { dispatch?.customData["run_end"] = .string("unknown") }
         effects += commit(record, replacing: stored, dispatch: dispatch, kind: kind, invocationID: transition.invocationID)
         return effects
     }

@@ -81,6 +81,50 @@ struct ReconciliationTests {
         #expect(transitions.map(\.invocationID) == [Self.runA, Self.runB])
     }
 
+    @Test("a quiet unit restarted while lifecycled was down: the old run ends unknown (a sleep, not a crash) when it was last watched")
+    func quietRestart() throws {
+        var tracker = try tracker()
+        let listing = [snap("active", Self.runB)]
+        // LogLevelMax=notice: PID 1 logged nothing of the run's end, nor of the runs after it.
+        let transitions = tracker.reconcile(listing, endings: [:], history: history([]), watchedUntil: 7_000)
+        #expect(transitions.map(\.transition) == [.endedUnknown, .began])
+        #expect(transitions.map(\.invocationID) == [Self.runA, Self.runB])
+        #expect(transitions.first?.time == 7_000)
+        let effects = transitions.flatMap { tracker.apply($0, version: nil, now: 0) }
+        let dispatches = effects.compactMap { if case .dispatch(_, let d, let kind, _, _, _) = $0 { (d, kind) } else { nil } }
+        #expect(dispatches.map(\.0.name) == ["sleep", "wake"])
+        #expect(!dispatches.contains { $0.1 == .crash })
+        #expect(dispatches.first?.0.payload["run_end"] == .string("unknown"))
+        #expect(dispatches.first?.0.payload["lifecycle_secondsawake"] == .int(6))
+        #expect(tracker.records["web.service"]?.state.totalCrashCount == 0)
+    }
+
+    @Test("an unknown end is never later than the next run's begin, nor earlier than the stored run's")
+    func unknownEndBounds() throws {
+        let tracker = try tracker()
+        // Watched until after the next run began (the history's margin): the next run's begin bounds it.
+        let next = history([("web.service", Self.runB, ID.unitStarted, 6_000)])
+        let late = tracker.reconcile([snap("active", Self.runB)], endings: [:], history: next, watchedUntil: 8_000)
+        #expect(late.first?.transition == .endedUnknown && late.first?.time == 6_000)
+        // Not known to be watched at all (the user manager): at the stored run's own begin.
+        let unwatched = tracker.reconcile([snap("active", Self.runB)], endings: [:])
+        #expect(unwatched.first?.transition == .endedUnknown && unwatched.first?.time == 1_000)
+    }
+
+    @Test("a run the history shows begin but not end, followed by another: ends unknown; the listed run does not")
+    func missedRunWithoutEnd() throws {
+        let tracker = try tracker()
+        let history = history([
+            ("web.service", Self.runA, ID.unitStopped, 2_000),
+            ("web.service", Self.runB, ID.unitStarted, 3_000),
+            ("web.service", Self.runC, ID.unitStarted, 4_000),
+        ])
+        let transitions = tracker.reconcile([snap("active", Self.runC)], endings: [:], history: history)
+        #expect(transitions.map(\.transition) == [.endedCleanly, .began, .endedUnknown, .began])
+        #expect(transitions.map(\.invocationID) == [Self.runA, Self.runB, Self.runB, Self.runC])
+        #expect(transitions[2].time == 3_000)
+    }
+
     // MARK: - Runs from PID 1's journal since lifecycled last tracked
 
     static let runC = "cccccccccccccccccccccccccccccccc"
@@ -118,10 +162,11 @@ struct ReconciliationTests {
     @Test("a unit with no record running since before the history gives nothing; one that began within it, a launch")
     func noRecordRunning() throws {
         let tracker = try watchingEverything(try tracker())
-        let running = UnitSnapshot(name: "new.service", activeState: .active, subState: "running", invocationID: Self.runC, result: "success", stateChangeTimestamp: 7_000_000)
-        #expect(tracker.reconcile([running], endings: [:], history: history([])).isEmpty)
-        #expect(tracker.reconcile([running], endings: [:], history: nil).isEmpty)
-        let transitions = tracker.reconcile([running], endings: [:], history: history([("new.service", Self.runC, ID.unitStarted, 6_900)]))
+        let new = UnitSnapshot(name: "new.service", activeState: .active, subState: "running", invocationID: Self.runC, result: "success", stateChangeTimestamp: 7_000_000)
+        let running = [snap("active", Self.runA), new]
+        #expect(tracker.reconcile(running, endings: [:], history: history([])).isEmpty)
+        #expect(tracker.reconcile(running, endings: [:], history: nil).isEmpty)
+        let transitions = tracker.reconcile(running, endings: [:], history: history([("new.service", Self.runC, ID.unitStarted, 6_900)]))
         #expect(transitions.map(\.transition) == [.began])
         #expect(transitions.first?.time == 6_900)
     }

@@ -47,6 +47,18 @@ struct RunHistoryTests {
         #expect(history.runs["x.service"]?.first?.ending == .failed(CrashDetails(result: "exit-code", execMainCode: 1, execMainStatus: 203), at: 6))
     }
 
+    @Test("a start that ExecCondition= skipped is no run (Starting, Skipped, then the start job done)")
+    func skippedStart() {
+        let history = RunHistory(entries: [
+            entry("c.service", "c1", ID.unitStarting, 5),
+            entry("c.service", "c1", ID.unitSkipped, 6, ["UNIT_RESULT": "exec-condition"]),
+            entry("c.service", "c1", ID.unitStarted, 7, ["JOB_RESULT": "done"]),
+            entry("c.service", "c2", ID.unitStarting, 8),
+            entry("c.service", "c2", ID.unitStarted, 9),
+        ])
+        #expect(history.runs["c.service"]?.map(\.invocationID) == ["c2"])
+    }
+
     @Test("entries without UNIT or INVOCATION_ID are not runs")
     func incompleteEntries() {
         let history = RunHistory(entries: [

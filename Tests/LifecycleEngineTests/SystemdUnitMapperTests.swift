@@ -172,3 +172,45 @@ struct SystemdUnitMapperTests {
     }
 }
 
+
+/// `ExecCondition=` (measured on systemd 252: activating/condition, then inactive/dead with Result=exec-condition and
+/// the same InvocationID; a check that passes goes on to start).
+struct SystemdUnitMapperConditionTests {
+    let mapperTests = SystemdUnitMapperTests()
+
+    @Test("a start that ExecCondition= skips is no run: three skipped starts give nothing")
+    func skipped() {
+        let ids = [SystemdUnitMapperTests.runA, SystemdUnitMapperTests.runB, "0f1e2d3c4b5a69788796a5b4c3d2e1f0"]
+        let transitions = mapperTests.run(ids.flatMap { id in
+            [
+                mapperTests.snap("activating", "condition", id),
+                mapperTests.snap("inactive", "dead", id, result: "exec-condition"),
+            ]
+        })
+        #expect(transitions == [])
+    }
+
+    @Test("a condition that passes: the run begins once the check is over, and ends as it ends")
+    func passed() {
+        let transitions = mapperTests.run([
+            mapperTests.snap("activating", "condition"), mapperTests.snap("activating", "start"),
+            mapperTests.snap("active", "running"), mapperTests.snap("inactive", "dead"),
+        ])
+        #expect(transitions == [.began, .endedCleanly])
+    }
+
+    @Test("a check that itself fails (exit status 255) is a failed start, not a skip")
+    func checkFailed() {
+        let transitions = mapperTests.run([
+            mapperTests.snap("activating", "condition"),
+            mapperTests.snap("failed", "failed", result: "exit-code", code: 1, status: 255),
+        ])
+        #expect(transitions == [.began, .failed(CrashDetails(result: "exit-code", execMainCode: 1, execMainStatus: 255, nRestarts: 0))])
+    }
+
+    @Test("a skipped run seen only at its end (the check's snapshot coalesced away) gives nothing either")
+    func skippedSeenLate() {
+        let transitions = mapperTests.run([mapperTests.snap("inactive", "dead", result: "exec-condition")])
+        #expect(transitions == [])
+    }
+}

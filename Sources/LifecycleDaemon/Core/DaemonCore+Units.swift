@@ -84,7 +84,9 @@ extension DaemonCore {
         switch cause {
         case .start:
             catchUp(with: answer.journaled)
-            transitions = tracker.reconcile(listing, endings: answer.endings, history: answer.history)
+            transitions = tracker.reconcile(
+                listing, endings: answer.endings, history: answer.history, watchedUntil: answer.watchedUntil
+            )
             if answer.isWholeJournal {
                 // Past runs rebuilt on the first start: their versions are not known (the unit's files are today's),
                 // so only the runs still going read one.
@@ -95,9 +97,11 @@ extension DaemonCore {
             if !transitions.isEmpty {
                 log(.notice, "Recovering \(transitions.count) transitions that happened while lifecycled was not running")
             }
-        case .signalsLost:
+        case .signalsLost(let since):
             // Without PID 1's journal there is nothing to add to what the listing shows.
-            transitions = answer.history.map { tracker.reconcile(listing, endings: [:], history: $0) } ?? []
+            transitions = answer.history.map {
+                tracker.reconcile(listing, endings: [:], history: $0, watchedUntil: Milliseconds(since / 1_000))
+            } ?? []
             if !transitions.isEmpty {
                 log(.notice, "Recovering \(transitions.count) transitions that happened while the bus was away")
             }
@@ -182,9 +186,12 @@ extension DaemonCore {
             apply(transition, version: nil)
             return
         }
-        if readsManagerJournal, !transition.isReconciled,
-            let previous = tracker.unendedRun(of: transition.unit, before: transition.invocationID)
-        {
+        if !transition.isReconciled, let previous = tracker.unendedRun(of: transition.unit, before: transition.invocationID) {
+            guard readsManagerJournal else {
+                endUnknown(previous, before: transition)
+                readVersion(transition)
+                return
+            }
             awaited = .ending(of: previous, before: transition)
             effects.append(.readRunEnding(unit: transition.unit, invocationID: previous))
             return
@@ -229,9 +236,20 @@ extension DaemonCore {
             }
             apply(MappedTransition(unit: unit, transition: end, invocationID: previous, time: time, monotonicMicroseconds: 0), version: nil)
         } else {
-            log(.info, "\(unit): no end of run \(previous) in PID 1's journal before run \(transition.invocationID)")
+            log(.info, "\(unit): no end of run \(previous) in PID 1's journal before run \(transition.invocationID): its end is unknown")
+            endUnknown(previous, before: transition)
         }
         readVersion(transition)
+    }
+
+    /// Run `previous` is over, since `next` began, but no source says how: a sleep marked unknown, never a crash, at
+    /// the time the next run began (systemd sent both in one change).
+    private mutating func endUnknown(_ previous: String, before next: MappedTransition) {
+        let end = MappedTransition(
+            unit: next.unit, transition: .endedUnknown, invocationID: previous, time: next.time,
+            monotonicMicroseconds: next.monotonicMicroseconds
+        )
+        apply(end, version: nil)
     }
 
     mutating func takeVersion(_ version: String?, of unit: String) {

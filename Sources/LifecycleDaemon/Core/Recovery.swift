@@ -53,6 +53,9 @@ public struct RecoveryAnswer: Sendable, Equatable {
     /// The journal's newest entry before the history was read: once what the answer shows is recorded, PID 1's
     /// journal is taken into account up to here (nil when unknown).
     public var position: JournalPosition?
+    /// Until when an earlier lifecycled watched the units (ms since the epoch): the journal position it saved, or its
+    /// last entry. A stored run whose end no source shows was going at least until then. nil when unknown.
+    public var watchedUntil: Milliseconds?
 
     public init(journaled: [String: [JournaledDispatch]] = [:], history: RunHistory? = nil, endings: [String: RunEnding] = [:]) {
         self.journaled = journaled

@@ -28,7 +28,7 @@ struct JournalRecoveryReader {
         case .sinceLastTracking(let orWholeJournal):
             // Before the history: what is written while it is read is read again next time.
             answer.position = tail()
-            (answer.history, answer.isWholeJournal) = missedHistory(orWholeJournal: orWholeJournal)
+            (answer.history, answer.isWholeJournal, answer.watchedUntil) = missedHistory(orWholeJournal: orWholeJournal)
         case .since(let microseconds):
             answer.position = tail()
             answer.history = history(since: microseconds)
@@ -100,26 +100,31 @@ struct JournalRecoveryReader {
         }
     }
 
-    /// The runs PID 1 logged after the saved position, or since the previous lifecycled was last seen tracking. On
-    /// the first start on this machine, the whole journal when `orWholeJournal`, else nil; nil too when the journal
-    /// cannot be read.
-    private func missedHistory(orWholeJournal: Bool) -> (RunHistory?, isWholeJournal: Bool) {
-        if let saved = savedPosition() { return (history(after: saved), false) }
+    /// The runs PID 1 logged after the saved position, or since the previous lifecycled was last seen tracking, and
+    /// when that was (ms since the epoch). On the first start on this machine, the whole journal when `orWholeJournal`,
+    /// else nil; nil too when the journal cannot be read.
+    private func missedHistory(
+        orWholeJournal: Bool
+    ) -> (RunHistory?, isWholeJournal: Bool, watchedUntil: Milliseconds?) {
+        if let saved = savedPosition() {
+            return (history(after: saved), false, Milliseconds(saved.realtimeMicroseconds / 1_000))
+        }
         let lastSeen: UInt64?
         do {
             lastSeen = try lastSignOfTracking(reader)
         } catch {
             logger.warning("Failed to read the journal for runs missed while lifecycled was down", metadata: ["error": "\(error)"])
-            return (nil, false)
+            return (nil, false, nil)
         }
-        if let lastSeen { return (history(since: lastSeen), false) }
+        if let lastSeen { return (history(since: lastSeen), false, Milliseconds(lastSeen / 1_000)) }
         guard orWholeJournal else {
             logger.info("No earlier lifecycled tracked units here: runs before this start are not looked for")
-            return (nil, false)
+            return (nil, false, nil)
         }
         logger.notice("No earlier lifecycled tracked units here: rebuilding the watched units' runs from PID 1's journal")
-        return (history(since: 0), true)
+        return (history(since: 0), true, nil)
     }
+
 
     /// The position saved by the previous lifecycled; nil when there is none, or it cannot be read (then logged:
     /// the tracking entries say where to start instead).

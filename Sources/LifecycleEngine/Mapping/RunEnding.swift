@@ -47,11 +47,23 @@ public enum RunEnding: Sendable, Hashable {
         public static let unitProcessExit = "98e322203f7a4ed290d09fe03c09fe15"
         /// `SD_MESSAGE_UNIT_STOPPED`: "Stopped …" (a stop job finished).
         public static let unitStopped = "9d1aaa27d60140bd96365438aad20286"
+        /// `SD_MESSAGE_UNIT_SKIPPED`: "Skipped due to 'exec-condition'." with `UNIT_RESULT=`: `ExecCondition=` skipped
+        /// the start, so the "run" was none.
+        public static let unitSkipped = "0e4284a0caca4bfc81c0bb6786972673"
 
         /// Every id above: the entries that tell when a run began and how it ended.
         public static let all = [
             unitStarting, unitStarted, unitFailed, unitSuccess, unitFailureResult, unitProcessExit, unitStopped,
+            unitSkipped,
         ]
+    }
+
+    /// systemd's Result when `ExecCondition=` skipped a start.
+    public static let skippedResult = "exec-condition"
+
+    /// True when `entries` (all of one InvocationID) say that `ExecCondition=` skipped the start: no run at all.
+    public static func isSkipped(_ entries: [Entry]) -> Bool {
+        entries.contains { $0.messageID == MessageID.unitSkipped }
     }
 
     /// The journal fields the decision reads, and the time PID 1 sent the entry (its clock, not journald's).

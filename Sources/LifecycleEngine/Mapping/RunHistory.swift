@@ -76,7 +76,9 @@ public struct RunHistory: Sendable, Hashable {
             var runs: [String: [Run]] = [:]
             for (unit, ids) in order {
                 runs[unit] = ids.compactMap { id in
-                    guard let entries = byRun[unit]?[id], let first = entries.first else { return nil }
+                    // A start that ExecCondition= skipped is no run.
+                    guard let entries = byRun[unit]?[id], let first = entries.first, !RunEnding.isSkipped(entries)
+                    else { return nil }
                     let begin = entries.first {
                         $0.messageID == RunEnding.MessageID.unitStarting || $0.messageID == RunEnding.MessageID.unitStarted
                     }

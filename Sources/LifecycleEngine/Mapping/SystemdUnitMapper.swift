@@ -24,6 +24,9 @@ public struct SystemdUnitMapper: Sendable {
         /// before that cannot end it. By the monotonic clock too when known (0: not known), as the wall clock may step.
         var begunAt: Milliseconds?
         var begunAtMonotonic: UInt64 = 0
+        /// The run whose `ExecCondition=` check was seen under way: not a run yet, but a failure of the check
+        /// itself (not a skip) is a failed start.
+        var checking: String?
     }
 
     private var units: [String: RunMemory] = [:]
@@ -71,7 +74,7 @@ public struct SystemdUnitMapper: Sendable {
         case .began:
             memory.begunAt = transition.time
             memory.begunAtMonotonic = transition.monotonicMicroseconds
-        case .endedCleanly, .failed: memory.ended = id
+        case .endedCleanly, .failed, .endedUnknown: memory.ended = id
         case .frozen: memory.isFrozen = true
         case .thawed: memory.isFrozen = false
         }
@@ -90,7 +93,13 @@ public struct SystemdUnitMapper: Sendable {
         memory.lastStateChange = max(memory.lastStateChange, stateChange)
         var transitions: [RunTransition] = []
 
-        if memory.begun != id, snapshot.isRunning, !snapshot.isRestartPending {
+        if memory.begun != id, snapshot.isCheckingCondition { memory.checking = id }
+        // The check itself failed (an exit status of 255, a signal), which is not a skip: the start failed, as one
+        // that fails in ExecStartPre= does.
+        var failedCheck = false
+        if memory.checking == id, snapshot.hasEnded, case .failed = snapshot.endTransition { failedCheck = true }
+        if memory.begun != id, (snapshot.isRunning && !snapshot.isRestartPending) || failedCheck {
+            memory.checking = nil
             memory.begun = id
             memory.begunAt = nil
             memory.begunAtMonotonic = 0

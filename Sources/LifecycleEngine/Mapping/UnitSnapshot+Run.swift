@@ -3,10 +3,12 @@
 /// What a snapshot says about the unit's current run (DESIGN §2): decided on ActiveState and Result, and on SubState
 /// only to recognise a pending automatic restart.
 extension UnitSnapshot {
-    /// The run is starting, running or reloading.
+    /// The run is starting, running or reloading. Not while `ExecCondition=` is checked (SubState `condition`): a
+    /// start the condition skips is no run, so a run begins only once the check has passed.
     public var isRunning: Bool {
         switch activeState {
-        case .activating, .active, .reloading, .refreshing: true
+        case .activating: !isCheckingCondition
+        case .active, .reloading, .refreshing: true
         default: false
         }
     }
@@ -17,6 +19,12 @@ extension UnitSnapshot {
         subState == "auto-restart" || subState == "auto-restart-queued" || subState.hasSuffix("-before-auto-restart")
     }
 
+    /// `ExecCondition=` is being checked: the start may still be skipped.
+    public var isCheckingCondition: Bool { activeState == .activating && subState == "condition" }
+
+    /// `ExecCondition=` skipped the start (`Result=exec-condition`; systemd leaves the unit inactive, not failed).
+    public var isSkipped: Bool { result == RunEnding.skippedResult }
+
     /// The run is over: inactive, failed, or waiting for an automatic restart.
     public var hasEnded: Bool {
         switch activeState {
@@ -26,9 +34,10 @@ extension UnitSnapshot {
     }
 
     /// How the run ended, for a snapshot that ``hasEnded``: cleanly only with Result=success (the exit code does not
-    /// matter: a SIGTERM from systemd's stop is a success).
+    /// matter: a SIGTERM from systemd's stop is a success) or `exec-condition` (the start was skipped: whatever was
+    /// seen of it failed nothing).
     public var endTransition: RunTransition {
-        guard activeState == .failed || (result != nil && result != "success") else { return .endedCleanly }
+        guard activeState == .failed || (result != nil && result != "success" && !isSkipped) else { return .endedCleanly }
         return .failed(
             CrashDetails(result: result ?? "failed", execMainCode: execMainCode, execMainStatus: execMainStatus, nRestarts: nRestarts)
         )

@@ -153,7 +153,8 @@ struct CoreHarness {
             let fields = Dictionary(dispatch.entry.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
             let id = fields["LIFECYCLE_INVOCATION_ID"].map { " " + $0.prefix(1) } ?? ""
             let reconciled = fields["LIFECYCLE_RECONCILED"] == "true" ? " reconciled" : ""
-            return "\(dispatch.sequence) \(fields["LIFECYCLE_EVENT"] ?? "?")\(id)\(reconciled)"
+            let unknown = fields["LIFECYCLE_RUN_END"] == "unknown" ? " unknown" : ""
+            return "\(dispatch.sequence) \(fields["LIFECYCLE_EVENT"] ?? "?")\(id)\(reconciled)\(unknown)"
         }
     }
 
