@@ -25,7 +25,8 @@ suite_preflight faults.sh "$@"
 
 # PID 1's own entries about a run (docs/systemd-dbus-notes.md section 5).
 readonly PID1_STARTED=39f53479d3a045ac8e11786248231fbf PID1_SUCCESS=7ad2d189f7e94e70a38c781354912448 \
-    PID1_FAILED=d9b373ed55a64feb8242e02dbe79a49c PID1_PROCESS_EXIT=98e322203f7a4ed290d09fe03c09fe15
+    PID1_FAILED=d9b373ed55a64feb8242e02dbe79a49c PID1_PROCESS_EXIT=98e322203f7a4ed290d09fe03c09fe15 \
+    PID1_SKIPPED=0e4284a0caca4bfc81c0bb6786972673
 readonly LIFECYCLED=$PREFIX_INSIDE/bin/lifecycled CTL=$PREFIX_INSIDE/bin/lifecyclectl
 readonly CONFIG=/etc/lifecycled/lifecycled.json
 readonly STATE_DIR=/var/lib/lifecycled UNITS_DIR=/var/lib/lifecycled/units
@@ -1063,6 +1064,53 @@ test_hostile_replay() {
     report_problems "hostile replay lines" "${problems[@]}"
 }
 
+# A unit whose ExecCondition= fails (exit status 1) is skipped, not run: systemd shows activating/condition, then
+# inactive with Result=exec-condition, and PID 1 logs "Skipped due to 'exec-condition'". Three starts while lifecycled
+# watches and one while it is stopped (found again in PID 1's journal at its start): no dispatch, no crash.
+test_skipped_start() {
+    local unit=lc-skip.service skips
+    install_unit "$unit" '[Service]\nExecCondition=/bin/false\nExecStart=/bin/sleep 100\n'
+    c_exec systemctl start "$unit"
+    c_exec systemctl start "$unit"
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop lifecycled.service
+    c_exec systemctl start "$unit"
+    c_exec systemctl start lifecycled.service
+    run_marker lc-marker-skip.service
+    c_exec journalctl --sync
+    skips=$(c_exec journalctl -o json _PID=1 UNIT="$unit" MESSAGE_ID=$PID1_SKIPPED | grep -c . || true)
+    assert_eq 4 "$skips" "skipped starts PID 1 logged of $unit"
+    assert_eq "" "$(dispatch_summary "$unit")" "dispatches of $unit"
+}
+
+# A unit PID 1 logs nothing of (LogLevelMax=notice) restarted twice while lifecycled is stopped: no source shows how
+# its run ended, so it ends as unknown (a sleep marked LIFECYCLE_RUN_END=unknown), never a crash; the run going now
+# is a wake. The run between the two restarts left no trace anywhere: it cannot be counted.
+test_quiet_unit() {
+    local unit=lc-quiet.service
+    install_unit "$unit" '[Service]\nLogLevelMax=notice\nExecStart=/bin/sleep 1000\n'
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 1
+    c_exec systemctl stop lifecycled.service
+    c_exec systemctl restart "$unit"
+    c_exec systemctl restart "$unit"
+    c_exec systemctl start lifecycled.service
+    wait_dispatches "$unit" 3 || true
+    assert_eq "1 launch,2 sleep,3 wake" "$(dispatch_summary "$unit")" "dispatches of $unit"
+    assert_eq unknown "$(nth_dispatch "$unit" 2 | jq -r '.LIFECYCLE_RUN_END // "none"')" "LIFECYCLE_RUN_END of the sleep"
+    assert_eq "sequence=3 launch=1 wake=2 sleep=1 crash=0 last=wake" "$(state_counters "$unit")" "state of $unit"
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 4
+    assert_eq none "$(nth_dispatch "$unit" 4 | jq -r '.LIFECYCLE_RUN_END // "none"')" "LIFECYCLE_RUN_END of a stop seen"
+}
+
+# install_unit NAME CONTENT: a unit file in /etc/systemd/system (CONTENT in printf's format), and a daemon-reload.
+install_unit() {
+    # shellcheck disable=SC2059 # the content is the format
+    printf "$2" | c_exec_stdin install -m 0644 /dev/stdin "/etc/systemd/system/$1"
+    c_exec systemctl daemon-reload
+}
+
 # --- run -----------------------------------------------------------------------------------------------------------
 
 container_install_trap
@@ -1125,6 +1173,10 @@ only "9a. journal retention removes delivered dispatches while lifecycled is sto
 only "9b. journald stopped for 6 s during runs: each dispatch reaches the journal once" test_stalled_journal
 only "9c. retention removes the saved position's entry while lifecycled is stopped: runs once, no start from day one" \
     test_retention_resumes_from_position
+only "10a. a start that ExecCondition= skips, 4 times (once while lifecycled is stopped): no dispatch, no crash" \
+    test_skipped_start
+only "10b. a unit PID 1 logs nothing of, restarted twice while lifecycled is stopped: its end unknown, no crash" \
+    test_quiet_unit
 
 container_poweroff
 echo "runtime: $((SECONDS - suite_started)) s"
