@@ -626,9 +626,14 @@ test_stop_while_lifecycled_is_down() {
 
 # The state files, as NAME<TAB>sha256 lines.
 state_digests() { c_exec sh -c "cd '$UNITS_DIR' && sha256sum -- *.json" | awk '{ print $2 "\t" $1 }' | sort; }
+# True when no state file holds a dispatch the journal has not confirmed yet (the confirmation saves the file again).
+nothing_pending_anywhere() {
+    [[ $(c_exec sh -c "cat '$UNITS_DIR'/*.json" | jq -s 'map(.pending_dispatches // [] | length) | add') == 0 ]]
+}
 
 test_state_survives_and_clean_stop() {
     local before after files loaded
+    wait_for "$WAIT" nothing_pending_anywhere || fail "dispatches still unconfirmed in the state files"
     before=$(state_digests)
     files=$(grep -c . <<<"$before")
     ((files >= 10)) || fail "expected the state files of the earlier tests, got $files: $before"
