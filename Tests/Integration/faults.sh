@@ -441,10 +441,12 @@ test_daemon_reexec() {
 
 state_fs_mounted() { c_exec mountpoint -q "$STATE_DIR"; }
 
-# Puts a 64 KiB tmpfs over the state directory (lifecycled stopped meanwhile); lifecycled starts with no records.
+# Puts a 2 MiB tmpfs over the state directory (lifecycled stopped meanwhile); lifecycled starts with no records, and
+# rebuilds those of the earlier tests' units from their dispatches in the journal: room for them all once the filler
+# is gone, so that their saves cannot take the space a test frees for its own unit.
 mount_small_state_fs() {
     c_exec systemctl stop lifecycled.service
-    c_exec mount -t tmpfs -o size=64k,mode=0755 lc-faults-state "$STATE_DIR"
+    c_exec mount -t tmpfs -o size=2m,mode=0755 lc-faults-state "$STATE_DIR"
     c_exec mkdir -m 0755 "$UNITS_DIR"
     c_exec systemctl start lifecycled.service
 }
