@@ -793,8 +793,6 @@ remove_rate_limit() {
 # --- 9. a long-lived journal: retention and stalls ------------------------------------------------------------------
 
 # pending_count UNIT: how many dispatches UNIT's state file still holds as not confirmed by the journal.
-pending_count() { state "$1" '(.pending_dispatches // []) | length' 2>/dev/null || echo missing; }
-nothing_pending() { [[ $(pending_count "$1") == 0 ]]; }
 
 # Journal retention (what SystemMaxUse= and MaxRetentionSec= do on every host) removes dispatches the journal took:
 # with lifecycled stopped, the journal is rotated and vacuumed; the next start sends nothing again.

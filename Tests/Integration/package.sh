@@ -120,6 +120,7 @@ test_upgrade_keeps_configuration_and_state() {
     c_exec sh -c "jq '.session_timeout = 600' $CONFFILE >$CONFFILE.new && mv $CONFFILE.new $CONFFILE"
     local conf_before state_before invocation_before
     conf_before=$(c_exec sha256sum "$CONFFILE" "$DROPIN")
+    wait_for "$WAIT" nothing_pending "$UNIT" || fail "$UNIT: dispatches still unconfirmed in its state file"
     state_before=$(state "$UNIT" .)
     invocation_before=$(unit_prop lifecycled.service InvocationID)
     # stdin is /dev/null: a conffile question would make dpkg fail here rather than wait.

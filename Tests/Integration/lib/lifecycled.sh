@@ -72,6 +72,11 @@ wait_daemon_log() { wait_for "$WAIT" has_daemon_log "$1" "$2"; }
 
 state() { c_exec jq -r "${2:-.}" "$UNITS_DIR/$1.json"; }
 
+# Dispatches in UNIT's state file that the journal has not been seen to hold yet ("missing" without a file). Once the
+# journal holds them, the file is written again without them: wait for that before comparing state files.
+pending_count() { state "$1" '(.pending_dispatches // []) | length' 2>/dev/null || echo missing; }
+nothing_pending() { [[ $(pending_count "$1") == 0 ]]; }
+
 resync_count() { daemon_log_count "Resynced with systemd"; }
 
 # wait_resyncs_settled MIN: until lifecycled has logged at least MIN resyncs and no new one for a second.
