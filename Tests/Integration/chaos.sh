@@ -7,16 +7,17 @@
 # killed, a oneshot that sometimes fails, a stream of transient units, a service whose executable is replaced) while
 # a second loop disturbs lifecycled and its world (SIGKILL, also during its start-up; restart; stop for 2-5 s;
 # daemon-reload; daemon-reexec; restart of dbus; journald stopped with SIGSTOP for 1-10 s; dbus-daemon stopped with
-# SIGSTOP for 5-20 s). Then it settles (disturbances off, lifecycled running, churn
-# stopped, a marker unit's launch and sleep dispatched) and lib/chaos_oracle.py compares every run PID 1 logged with
-# lifecycled's dispatches and state files (its docstring lists each check). The oracle's own tests run first.
+# SIGSTOP for 5-20 s; the journal rotated and every archived file vacuumed). Then it settles (disturbances off,
+# lifecycled running, churn stopped, a marker unit's launch and sleep dispatched) and lib/chaos_oracle.py compares every
+# run PID 1 logged (as captured while the journal was written) with lifecycled's dispatches and state files (its
+# docstring lists each check). The oracle's own tests run first.
 #
 # Usage: Tests/Integration/chaos.sh [--seed N] BUILD_DIR        (the release build: scripts/test passes it)
 # Tunables (environment):
 #   CHAOS_SEED=N            the first seed (default: a random one, printed); --seed N does the same
 #   CHAOS_RUNS=N            seeds to run, N, N+1, ... each in its own container (default 2; e.g. 20 for a soak)
 #   CHAOS_SECONDS=S         seconds of chaos per seed (default 50), then the settle phase
-#   CHAOS_DISTURBANCES=L    comma-separated from sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall; "all"
+#   CHAOS_DISTURBANCES=L    comma-separated from sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall,vacuum; "all"
 #                           (default) or "none"
 #   CHAOS_KEEP=1            keep the evidence of passing seeds too
 # Evidence of a failing seed (journal export, state files, disturbance and churn logs, the oracle's report) stays in
@@ -51,7 +52,7 @@ if [[ -z $seed ]]; then
     seed=$((SRANDOM % 1000000))
 fi
 readonly RUNS=${CHAOS_RUNS:-2} CHAOS_SECONDS=${CHAOS_SECONDS:-50}
-readonly ALL_DISTURBANCES=sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall
+readonly ALL_DISTURBANCES=sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall,vacuum
 disturbances=${CHAOS_DISTURBANCES:-all}
 [[ $disturbances == all ]] && disturbances=$ALL_DISTURBANCES
 [[ $disturbances == none ]] && disturbances=""
@@ -314,6 +315,13 @@ while [[ ! -e $dir/stop-disturb ]] && ((${#kinds[@]})); do
             kill -CONT "$stalled"
             wait_up ""
             ;;
+        vacuum)
+            # Retention, as SystemMaxUse= and MaxRetentionSec= do on every host: the active file archived, and every
+            # archived file dropped (the oracle reads the journal as it was captured while written).
+            journalctl --rotate >/dev/null 2>&1 || detail+=" (rotate failed)"
+            sleep 1.2
+            journalctl --vacuum-time=1s >/dev/null 2>&1 || detail+=" (vacuum failed)"
+            ;;
         dbus)
             systemctl restart dbus.service || detail+=" (restart failed)"
             for ((i = 0; i < 300; i++)); do
@@ -370,6 +378,9 @@ chaos_run() {
     disturb_seed=$RANDOM
     prepare_inside "$out"
 
+    # The journal as it is written: retention (the vacuum disturbance) removes entries the oracle needs.
+    c_exec systemd-run --quiet --unit=chaos-capture.service sh -c \
+        "exec journalctl --follow --no-tail --no-pager -o json _PID=1 + SYSLOG_IDENTIFIER=lifecycled >$RUN_INSIDE/captured.json"
     started=$SECONDS
     c_exec $INSIDE/churn.sh "$churn_seed" >"$out/churn.out" 2>&1 &
     churn_pid=$!
@@ -396,7 +407,11 @@ chaos_run() {
     run_marker "lc-chaos-marker-$run_seed.service"
     c_exec journalctl --sync
 
-    c_exec journalctl --no-pager -o json _PID=1 + SYSLOG_IDENTIFIER=lifecycled >"$out/journal.json"
+    sleep 1 # for the capture to take the last entries
+    c_exec systemctl stop chaos-capture.service
+    # What was captured and what the journal holds now, each entry once, in the journal's order.
+    { c_exec cat $RUN_INSIDE/captured.json; c_exec journalctl --no-pager -o json _PID=1 + SYSLOG_IDENTIFIER=lifecycled; } |
+        jq -c -s 'unique_by(.__CURSOR) | sort_by(.__REALTIME_TIMESTAMP | tonumber) | .[]' >"$out/journal.json"
     c_exec tar -C $UNITS_DIR -cf - . | tar -C "$out/states" -xf -
     c_exec cat $RUN_INSIDE/disturbances.log >"$out/disturbances.log"
     c_exec sh -c "cat $RUN_INSIDE/disturb-notes.log 2>/dev/null; true" >"$out/disturb-notes.log"
