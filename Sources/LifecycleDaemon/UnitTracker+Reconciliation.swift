@@ -31,9 +31,10 @@ extension UnitTracker {
     /// record whose run began before the history does is left to the baseline: lifecycled cannot tell whether it saw
     /// that run begin.
     ///
-    /// A stored run that is no longer the unit's run, and whose end neither the listing nor the journal shows (a unit
-    /// PID 1 logs nothing of, a journal that no longer holds it), ends as unknown: a sleep, not a crash, at the last
-    /// time it was known to be going: `watchedUntil` (when lifecycled last watched, nil when unknown), or its begin.
+    /// A stored run that another run followed (in the listing or the history), and whose end neither the listing nor
+    /// the journal shows (a unit PID 1 logs nothing of, a journal that no longer holds it), ends as unknown: a sleep,
+    /// not a crash, at the last time it was known to be going: `watchedUntil` (when lifecycled last watched, nil when
+    /// unknown), or its begin.
     public func reconcile(
         _ snapshots: [UnitSnapshot], endings: [String: RunEnding], history: RunHistory? = nil,
         watchedUntil: Milliseconds? = nil
@@ -56,11 +57,13 @@ extension UnitTracker {
             let missed = history?.runs(of: unit, after: record?.invocationID, recordedUntil: recordedUntil(unit)) ?? []
             if let record, let id = Self.runningInvocation(record) {
                 let listed = snapshot?.invocationID == id
+                let followed = !missed.isEmpty || snapshot.map { !$0.invocationID.isEmpty && !listed } == true
                 if let ending = end(of: id, fromJournal: history?.run(of: unit, id)?.ending ?? (listed ? nil : endings[unit])) {
                     transitions.append(ending)
-                } else if !listed {
-                    // Gone without a word: known to be going until lifecycled stopped watching, and not after the
-                    // next run began.
+                } else if followed {
+                    // Another run followed, without a word of this one's end: it was going until lifecycled stopped
+                    // watching, and not after the next run began. A unit missing from the listing is no evidence
+                    // (a listing during a re-execution can lack it): its next begin ends the run instead.
                     var time = max(recordedUntil(unit) ?? 0, watchedUntil ?? 0)
                     let next = missed.first?.began ?? (snapshot?.isRunning == true ? snapshot?.stateChangeTime : nil)
                     if let next { time = min(time, next) }

@@ -99,6 +99,13 @@ struct ReconciliationTests {
         #expect(tracker.records["web.service"]?.state.totalCrashCount == 0)
     }
 
+    @Test("a stored run missing from the listing, with no word of its end, is not ended: no run is known to follow it")
+    func missingFromListing() throws {
+        let tracker = try tracker()
+        // A listing taken while systemd re-executes can lack a unit that runs on.
+        #expect(tracker.reconcile([], endings: [:], history: history([]), watchedUntil: 7_000).isEmpty)
+    }
+
     @Test("an unknown end is never later than the next run's begin, nor earlier than the stored run's")
     func unknownEndBounds() throws {
         let tracker = try tracker()
