@@ -5,8 +5,10 @@
 # throw-away container, installs lifecycled with scripts/install.sh and checks that no transition is lost, invented or
 # duplicated when lifecycled is killed with SIGKILL during a churn of units, when the bus daemon restarts, when
 # systemd re-executes, when the state file system is full, when a state file is truncated and when the journal
-# refuses writes (also combined with a SIGKILL), and after the wall clock was set back; and that hostile
-# configuration files, D-Bus calls and replay lines get clear errors. One container for the whole suite, about a
+# refuses writes (also combined with a SIGKILL), drops entries (its rate limit) or stalls, when retention removes
+# delivered dispatches and the saved journal position, after the wall clock was set back or stepped, for starts that
+# ExecCondition= skips and units PID 1 logs nothing of; and that hostile configuration files, D-Bus calls and replay
+# lines get clear errors. One container for the whole suite, about a
 # minute; FAULTS_TESTS=REGEX runs only matching tests.
 # Needs root, systemd-container and jq (python3 with GObject introspection inside the container, when present, sends
 # the 1 MB D-Bus strings that busctl's argument size limit cannot).
