@@ -125,7 +125,6 @@ struct JournalRecoveryReader {
         return (history(since: 0), true, nil)
     }
 
-
     /// The position saved by the previous lifecycled; nil when there is none, or it cannot be read (then logged:
     /// the tracking entries say where to start instead).
     private func savedPosition() -> JournalPosition? {

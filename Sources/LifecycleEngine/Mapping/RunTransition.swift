@@ -10,7 +10,7 @@ public enum RunTransition: Sendable, Hashable {
     case failed(CrashDetails)
     /// The run is over, but no source tells how or exactly when: a unit that PID 1 logs nothing of
     /// (`LogLevelMax=`), a journal that no longer holds the run, or one that is not kept (`Storage=none`). It is a
-    /// sleep, never a crash (docs/journal.md, "Ends that cannot be known").
+    /// sleep, never a crash (docs/journal.md, "Runs that are not runs, ends that cannot be known").
     case endedUnknown
     /// The unit's cgroup was frozen.
     case frozen

@@ -4,7 +4,8 @@
 /// per InvocationID.
 ///
 /// Decisions key on ActiveState, Result and InvocationID, never on SubState strings alone, except to recognise a pending
-/// automatic restart (`auto-restart`, and the `*-before-auto-restart` / `auto-restart-queued` states of systemd 254+).
+/// automatic restart (`auto-restart`, and the `*-before-auto-restart` / `auto-restart-queued` states of systemd 254+)
+/// and an `ExecCondition=` check under way (`condition`: not a run until it passes).
 /// Reloads, duplicate snapshots, reset-failed and re-announcements after daemon-reload/daemon-reexec yield nothing,
 /// because each run's begin and end are remembered; the first sighting of a unit is a baseline, not an event.
 /// A snapshot older than the last one seen for its unit (by `StateChangeTimestampMonotonic`) is ignored: a listing
