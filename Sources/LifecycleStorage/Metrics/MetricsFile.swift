@@ -26,20 +26,6 @@ public struct MetricsFile: Sendable, Equatable {
     ///
     /// - Throws: ``StateStoreError/io(path:operation:errno:)`` naming the failed step.
     public func write(_ text: String) throws(StateStoreError) {
-        let slash = path.lastIndex(of: "/") ?? path.startIndex
-        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
-        let name = String(path[path.index(after: slash)...])
-        let directoryFD: CInt
-        do {
-            directoryFD = try Posix.openFile(directory, flags: O_RDONLY | O_DIRECTORY)
-        } catch {
-            throw .io(path: directory, operation: "open directory", errno: error.errno)
-        }
-        defer { Posix.closeIgnoringErrors(directoryFD) }
-        do {
-            try AtomicFile.write(Array(text.utf8), to: name, in: directoryFD, mode: Self.mode)
-        } catch {
-            throw .io(path: path, operation: error.step.rawValue, errno: error.error.errno)
-        }
+        try AtomicFile.replace(Array(text.utf8), at: path, mode: Self.mode)
     }
 }

@@ -110,3 +110,26 @@ enum AtomicFile {
         throw Failure(step: .createTemporary, error: lastError)
     }
 }
+
+extension AtomicFile {
+    /// Atomically replaces the file at the absolute `path` with `bytes`; its directory must exist.
+    ///
+    /// - Throws: ``StateStoreError/io(path:operation:errno:)`` naming the failed step.
+    static func replace(_ bytes: [UInt8], at path: String, mode: mode_t) throws(StateStoreError) {
+        let slash = path.lastIndex(of: "/") ?? path.startIndex
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        let name = String(path[path.index(after: slash)...])
+        let directoryFD: CInt
+        do {
+            directoryFD = try Posix.openFile(directory, flags: O_RDONLY | O_DIRECTORY)
+        } catch {
+            throw .io(path: directory, operation: "open directory", errno: error.errno)
+        }
+        defer { Posix.closeIgnoringErrors(directoryFD) }
+        do {
+            try write(bytes, to: name, in: directoryFD, mode: mode)
+        } catch {
+            throw .io(path: path, operation: error.step.rawValue, errno: error.error.errno)
+        }
+    }
+}

@@ -58,18 +58,7 @@ public struct JournalPositionFile: Sendable {
         } catch {
             throw .io(path: directory, operation: "create directory", errno: error.errno)
         }
-        let directoryFD: CInt
-        do {
-            directoryFD = try Posix.openFile(directory, flags: O_RDONLY | O_DIRECTORY)
-        } catch {
-            throw .io(path: directory, operation: "open directory", errno: error.errno)
-        }
-        defer { Posix.closeIgnoringErrors(directoryFD) }
-        do {
-            try AtomicFile.write(Array(Self.text(of: position).utf8), to: Self.name, in: directoryFD, mode: 0o644)
-        } catch {
-            throw .io(path: path, operation: error.step.rawValue, errno: error.error.errno)
-        }
+        try AtomicFile.replace(Array(Self.text(of: position).utf8), at: path, mode: 0o644)
     }
 
     static func text(of position: JournalPosition) -> String {
