@@ -81,13 +81,13 @@ public struct JournalReader: Sendable {
     public func forEachEntry(
         matching matches: [String], fields: [String], since: UInt64? = nil, _ body: (JournalEntry) -> Void
     ) throws(SystemdError) {
-        var cursor = Cursor()
-        let journal = try open(matching: matches, damage: &cursor.damage)
-        defer { close(journal, cursor) }
+        var walk = Walk()
+        let journal = try open(matching: matches, damage: &walk.damage)
+        defer { close(journal, walk) }
         if let since {
             try check(sd_journal_seek_realtime_usec(journal, since), "seek the journal")
         }
-        while let entry = cursor.step(journal, sd_journal_next, fields: fields) { body(entry) }
+        while let entry = walk.step(journal, sd_journal_next, fields: fields) { body(entry) }
     }
 
     /// The entries ``forEachEntry(matching:fields:after:_:)`` gives, and whether the entry at `cursor` was found.
@@ -108,21 +108,21 @@ public struct JournalReader: Sendable {
     public func forEachEntry(
         matching matches: [String], fields: [String], after cursor: String, _ body: (JournalEntry) -> Void
     ) throws(SystemdError) -> Bool {
-        var reading = Cursor()
-        let journal = try open(matching: [], damage: &reading.damage)
-        defer { close(journal, reading) }
+        var walk = Walk()
+        let journal = try open(matching: [], damage: &walk.damage)
+        defer { close(journal, walk) }
         // Whether the entry is still there: seek to it with no match, step onto it, and compare.
         try check(cursor.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(cursor)")
         let found = try check(sd_journal_next(journal), "read the journal") > 0
             && cursor.withCString { sd_journal_test_cursor(journal, $0) } > 0
         try add(matches, to: journal)
         try check(cursor.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(cursor)")
-        var first = true
-        while let entry = reading.step(journal, sd_journal_next, fields: fields) {
+        var isFirst = true
+        while let entry = walk.step(journal, sd_journal_next, fields: fields) {
             // The entry at the cursor was taken into account already.
-            defer { first = false }
-            if first, cursor.withCString({ sd_journal_test_cursor(journal, $0) }) > 0 { continue }
-            body(entry)
+            let isAtCursor = isFirst && cursor.withCString { sd_journal_test_cursor(journal, $0) } > 0
+            isFirst = false
+            if !isAtCursor { body(entry) }
         }
         return found
     }
@@ -132,10 +132,9 @@ public struct JournalReader: Sendable {
     /// Wraps `sd_journal_seek_tail(3)`, `sd_journal_previous(3)`, `sd_journal_get_cursor(3)`,
     /// `sd_journal_get_monotonic_usec(3)` and `sd_journal_get_realtime_usec(3)`.
     public func tail() throws(SystemdError) -> JournalPosition? {
-        let reading = Cursor()
-        var damage = reading.damage
-        let journal = try openSource(damage: &damage)
-        defer { close(journal, Cursor(damage: damage)) }
+        var walk = Walk()
+        let journal = try openSource(damage: &walk.damage)
+        defer { close(journal, walk) }
         try check(sd_journal_seek_tail(journal), "seek the journal")
         guard try check(sd_journal_previous(journal), "read the journal") > 0 else { return nil }
         var text: UnsafeMutablePointer<CChar>?
@@ -162,11 +161,11 @@ public struct JournalReader: Sendable {
         fields: [String],
         where accept: (JournalEntry) -> Bool = { _ in true }
     ) throws(SystemdError) -> JournalEntry? {
-        var cursor = Cursor()
-        let journal = try open(matching: matches, damage: &cursor.damage)
-        defer { close(journal, cursor) }
+        var walk = Walk()
+        let journal = try open(matching: matches, damage: &walk.damage)
+        defer { close(journal, walk) }
         try check(sd_journal_seek_tail(journal), "seek the journal")
-        while let entry = cursor.step(journal, sd_journal_previous, fields: fields) {
+        while let entry = walk.step(journal, sd_journal_previous, fields: fields) {
             if accept(entry) { return entry }
         }
         return nil
@@ -180,13 +179,13 @@ public struct JournalReader: Sendable {
     public func follow(
         matching matches: [String], fields: [String], _ handle: (JournalEntry) -> Bool
     ) throws(SystemdError) {
-        var cursor = Cursor()
-        let journal = try open(matching: matches, damage: &cursor.damage)
-        defer { close(journal, cursor) }
+        var walk = Walk()
+        let journal = try open(matching: matches, damage: &walk.damage)
+        defer { close(journal, walk) }
         try check(sd_journal_seek_tail(journal), "seek the journal")
         _ = try check(sd_journal_previous(journal), "read the journal")
         while true {
-            while let entry = cursor.step(journal, sd_journal_next, fields: fields) {
+            while let entry = walk.step(journal, sd_journal_next, fields: fields) {
                 guard handle(entry) else { return }
             }
             try check(sd_journal_wait(journal, UInt64.max), "wait for the journal")
@@ -201,16 +200,16 @@ public struct JournalReader: Sendable {
         fields: [String],
         while keep: (Int, JournalEntry) -> Bool
     ) throws(SystemdError) -> [[JournalEntry]] {
-        var cursor = Cursor()
-        let journal = try open(matching: [], damage: &cursor.damage)
-        defer { close(journal, cursor) }
+        var walk = Walk()
+        let journal = try open(matching: [], damage: &walk.damage)
+        defer { close(journal, walk) }
         var results: [[JournalEntry]] = []
         results.reserveCapacity(queries.count)
         for (index, matches) in queries.enumerated() {
             try add(matches, to: journal)
             try check(sd_journal_seek_tail(journal), "seek the journal")
             var entries: [JournalEntry] = []
-            while let entry = cursor.step(journal, sd_journal_previous, fields: fields) {
+            while let entry = walk.step(journal, sd_journal_previous, fields: fields) {
                 guard keep(index, entry) else { break }
                 entries.append(entry)
             }
@@ -233,15 +232,15 @@ public struct JournalReader: Sendable {
     /// Wraps `sd_journal_flush_matches(3)`, `sd_journal_seek_head(3)` and `sd_journal_get_cutoff_realtime_usec(3)`
     /// besides the calls above.
     public func holdings(of queries: [[String]]) throws(SystemdError) -> (found: [Bool], oldest: UInt64?) {
-        var cursor = Cursor()
-        let journal = try open(matching: [], damage: &cursor.damage)
-        defer { close(journal, cursor) }
+        var walk = Walk()
+        let journal = try open(matching: [], damage: &walk.damage)
+        defer { close(journal, walk) }
         var found: [Bool] = []
         found.reserveCapacity(queries.count)
         for matches in queries {
             try add(matches, to: journal)
             try check(sd_journal_seek_head(journal), "seek the journal")
-            found.append(cursor.step(journal, sd_journal_next, fields: []) != nil)
+            found.append(walk.step(journal, sd_journal_next, fields: []) != nil)
         }
         var oldest: UInt64 = 0
         var newest: UInt64 = 0
@@ -266,7 +265,7 @@ public struct JournalReader: Sendable {
     }
 
     /// One read's walk through the journal: steps that fail are skipped and counted, not thrown.
-    private struct Cursor {
+    private struct Walk {
         var damage = JournalDamage()
 
         /// Steps with `move` (`sd_journal_next` or `sd_journal_previous`) to the next entry it can read, and reads it;
@@ -299,9 +298,9 @@ public struct JournalReader: Sendable {
     }
 
     /// Closes `journal` and reports what the read had to leave out.
-    private func close(_ journal: OpaquePointer, _ cursor: Cursor) {
+    private func close(_ journal: OpaquePointer, _ walk: Walk) {
         sd_journal_close(journal)
-        if !cursor.damage.isEmpty { damaged(cursor.damage) }
+        if !walk.damage.isEmpty { damaged(walk.damage) }
     }
 
     /// The journal of ``source``, with `matches` added; the caller closes it. Files left out go into `damage`.
