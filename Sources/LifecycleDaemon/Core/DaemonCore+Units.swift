@@ -11,10 +11,8 @@ extension DaemonCore {
         switch phase {
         case .starting(let buffered):
             phase = .recovering(.start, listing: snapshots, buffered: buffered)
-            if readsManagerJournal {
-                // A long history takes a while to read: ask systemd for more than its start timeout.
-                effects.append(.notify([.status("Reading PID 1's journal for missed runs"), .extendTimeout(RecoveryProgress.timeoutExtension)]))
-            }
+            // A long history takes a while to read: ask systemd for more than its start timeout.
+            if readsManagerJournal { extendStart(status: "Reading PID 1's journal for missed runs") }
             effects.append(.readRecovery(startQuery(listing: snapshots)))
         case .signalsLost(let since, let buffered):
             phase = .recovering(.signalsLost(since: since), listing: snapshots, buffered: buffered)
@@ -152,8 +150,13 @@ extension DaemonCore {
         if isReady {
             report(status: status)
         } else {
-            effects.append(.notify([.status(status), .extendTimeout(RecoveryProgress.timeoutExtension)]))
+            extendStart(status: status)
         }
+    }
+
+    /// Before READY: `status` in `systemctl status`, and more time before systemd's start timeout.
+    private mutating func extendStart(status: String) {
+        effects.append(.notify([.status(status), .extendTimeout(RecoveryProgress.timeoutExtension)]))
     }
 
     private func watchedCount(_ snapshots: [UnitSnapshot]) -> Int {

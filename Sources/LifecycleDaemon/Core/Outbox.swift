@@ -195,8 +195,7 @@ struct Outbox: Sendable {
             result.probe = probesWritten
         }
         if result.delivered.isEmpty, result.dropped.isEmpty {
-            let shortest = recovering ? Self.shortestRecoveryLookInterval : Self.lookInterval
-            backoff = min(Self.longestLookInterval, backoff.map { $0 * 2 } ?? shortest)
+            backOff(recovering: recovering)
         } else {
             backoff = nil
         }
@@ -205,6 +204,11 @@ struct Outbox: Sendable {
 
     /// The journal could not be read: look again later, less often each time.
     mutating func lookFailed(recovering: Bool) {
+        backOff(recovering: recovering)
+    }
+
+    /// A look found nothing new: the next one comes later, twice as late each time up to ``longestLookInterval``.
+    private mutating func backOff(recovering: Bool) {
         let shortest = recovering ? Self.shortestRecoveryLookInterval : Self.lookInterval
         backoff = min(Self.longestLookInterval, backoff.map { $0 * 2 } ?? shortest)
     }

@@ -90,8 +90,8 @@ struct JournalRecoveryReader {
         })
     }
 
-    /// The position of the journal's newest entry; nil when it cannot be read.
-    private func tail() -> JournalPosition? {
+    /// The position of the journal's newest entry; nil when it cannot be read (logged).
+    func tail() -> JournalPosition? {
         do {
             return try reader.tail()
         } catch {

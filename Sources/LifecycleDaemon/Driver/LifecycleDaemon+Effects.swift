@@ -43,12 +43,7 @@ extension LifecycleDaemon {
         case .readRecovery(let query):
             return .recovered(JournalRecoveryReader(logger: logger, positionFile: positionFile).answer(query))
         case .readJournalTail:
-            do {
-                return .journalTailRead(try JournalReader().tail())
-            } catch {
-                logger.warning("Failed to read where the journal ends", metadata: ["error": "\(error)"])
-                return .journalTailRead(nil)
-            }
+            return .journalTailRead(JournalRecoveryReader(logger: logger, positionFile: positionFile).tail())
         case .saveJournalPosition(let position):
             do {
                 try positionFile.save(position)
