@@ -17,6 +17,15 @@ struct DaemonCoreDeliveryTests {
         return h
     }
 
+    /// A process that dies before the journal has its first dispatch (a launch of run a): the process, and the record
+    /// it saved for the next start.
+    func diedBeforeTheJournal() throws -> (process: H, record: UnitRecord) {
+        var first = try tracking()
+        first.refusals = 1
+        first.send(.changed(H.snapshot("active", "a", second: 1)))
+        return (first, try #require(first.saved.last))
+    }
+
     @Test("a refused write keeps the entry, and what follows waits behind it: the journal gets them in order")
     func refusedWrite() throws {
         var h = try tracking()
@@ -52,10 +61,7 @@ struct DaemonCoreDeliveryTests {
 
     @Test("death between save and send: the next start sends the saved entry again, byte for byte, only if missing")
     func deathBetweenSaveAndSend() throws {
-        var first = try tracking()
-        first.refusals = 1  // the process dies before the journal has it
-        first.send(.changed(H.snapshot("active", "a", second: 1)))
-        let record = try #require(first.saved.last)
+        let (first, record) = try diedBeforeTheJournal()
 
         var next = try H(records: [record])
         next.send(.start)
@@ -173,10 +179,7 @@ struct DaemonCoreDeliveryTests {
 
     @Test("an earlier process's pending entry is sent again only once PID 1's entry about this process is there")
     func leftoverWaitsForEvidence() throws {
-        var first = try tracking()
-        first.refusals = 1  // the process dies before the journal has it
-        first.send(.changed(H.snapshot("active", "a", second: 1)))
-        let record = try #require(first.saved.last)
+        let record = try diedBeforeTheJournal().record
 
         var next = try H(records: [record])
         next.earlierProcessesDone = false  // journald has not taken what was in its socket yet
