@@ -70,6 +70,29 @@ public struct UnitTracker: Sendable {
         return mapper.map(snapshot)
     }
 
+    /// Whether neither a record nor a snapshot of `unit` is known: what systemd shows of it next is a first sighting,
+    /// before which its archived record, if any, is restored.
+    public func isUnknown(_ unit: String) -> Bool { records[unit] == nil && !mapper.knows(unit) }
+
+    /// Whether a snapshot of `unit` was seen (its record aside): the mapper remembers its runs.
+    public func hasSeen(_ unit: String) -> Bool { mapper.knows(unit) }
+
+    /// Forgets `unit`, which systemd no longer has loaded: its record (returned, for the archive) and its runs.
+    public mutating func forget(_ unit: String) -> UnitRecord? {
+        mapper.forget(unit)
+        freshSince.removeValue(forKey: unit)
+        return records.removeValue(forKey: unit)
+    }
+
+    /// Takes back a record from the archive, unless the unit has one already.
+    ///
+    /// - Returns: whether it was taken.
+    public mutating func restore(_ record: UnitRecord) -> Bool {
+        guard records[record.unit] == nil else { return false }
+        records[record.unit] = record
+        return true
+    }
+
     /// Applies one transition to its unit's record.
     ///
     /// - Parameters:

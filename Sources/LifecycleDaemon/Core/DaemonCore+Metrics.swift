@@ -12,7 +12,7 @@ extension DaemonCore {
         health.pendingDispatches = outbox.undeliveredCount
         guard let path = configuration.metricsFile, phase != .stopping else { return }
         if timerFired { isMetricsTimerDue = true }
-        if effects.contains(where: { if case .save = $0 { true } else { false } }) { haveRecordsChanged = true }
+        if effects.contains(where: \.changesRecords) { haveRecordsChanged = true }
         // The loop hands the core an effect's answer before it performs the rest of the effects: plan after the last
         // answer, so that the write shows it and this input's timer never overrides the one armed after it.
         guard !effects.contains(where: \.hasAnswer) else { return }
@@ -51,11 +51,20 @@ extension DaemonCore {
 }
 
 extension DaemonEffect {
+    /// Whether the effect changes what the metrics file shows of the records.
+    var changesRecords: Bool {
+        switch self {
+        case .save, .archive: true
+        default: false
+        }
+    }
+
     /// Whether the loop answers the effect with an input, at once (see each case).
     var hasAnswer: Bool {
         switch self {
-        case .send, .lookUp, .readVersion, .readRunEnding, .readRecovery, .publishManager, .readJournalTail: true
-        case .save, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions,
+        case .send, .lookUp, .readVersion, .readRunEnding, .readRecovery, .publishManager, .readJournalTail, .readArchive:
+            true
+        case .save, .archive, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions,
             .writeProbe, .saveJournalPosition, .exit:
             false
         }

@@ -31,6 +31,8 @@ public struct DaemonCore: Sendable {
         case ending(of: String, before: MappedTransition)
         /// The unit's version.
         case version(for: MappedTransition)
+        /// The archived records of units shown for the first time, before `input`, which shows them, is taken.
+        case archive(of: [String], then: DaemonInput)
     }
 
     public internal(set) var phase: DaemonPhase = .starting(buffered: [])
@@ -75,6 +77,10 @@ public struct DaemonCore: Sendable {
     var isMetricsTimerDue = false
     /// How far PID 1's journal is taken into account, and when that is saved.
     var journalPositions = JournalPositionKeeper()
+    /// The units systemd unloaded, archived once gone long enough.
+    var goneUnits = GoneUnits()
+    /// The units the archive was just asked about, which the input held for them does not ask about again.
+    var archiveChecked: Set<String> = []
 
     public init(
         tracker: UnitTracker, unitsSetAside: Set<String> = [], readsJournal: Bool, readsManagerJournal: Bool
@@ -128,11 +134,17 @@ public struct DaemonCore: Sendable {
         }
     }
 
-    private mutating func process(_ input: DaemonInput) {
+    mutating func process(_ input: DaemonInput) {
+        if awaitsArchive(before: input) { return }
         switch input {
         case .start: start()
-        case .listing(let snapshots): take(snapshots)
-        case .changed(let snapshot): take(BufferedChange(snapshot: snapshot, whileReloading: isReloading))
+        case .listing(let snapshots):
+            noteLoaded(snapshots)
+            take(snapshots)
+        case .changed(let snapshot):
+            goneUnits.returned(snapshot.name)
+            take(BufferedChange(snapshot: snapshot, whileReloading: isReloading))
+        case .unitRemoved(let unit): unitRemoved(unit)
         case .reloading(let active): isReloading = active
         case .signalsLost:
             log(.notice, "systemd left the bus: what happens until it is back is read from its journal")
@@ -149,6 +161,7 @@ public struct DaemonCore: Sendable {
         case .sent(let count, let refused): sent(count: count, refused: refused)
         case .lookedUp(let dispatches, let check): lookedUp(dispatches, check: check)
         case .journalTailRead(let position): takeJournalTail(position)
+        case .archiveRead(let records): takeArchive(records)
         case .managerPublished: becomeReady()
         case .request(let request, let token): handle(request, token: token, input: input)
         case .reloaded(let result): reload(result)
@@ -249,6 +262,8 @@ public struct DaemonCore: Sendable {
             break  // planMetrics, after every input, decides
         case .advanceJournalPosition:
             readJournalTail()
+        case .archiveGoneUnits:
+            archiveGoneUnits()
         }
     }
 
@@ -262,7 +277,9 @@ extension DaemonInput {
     /// effects and timers cannot wait, or the work they unblock would never go on.
     var waitsForWork: Bool {
         switch self {
-        case .versionRead, .runEndingRead, .sent, .lookedUp, .managerPublished, .timer, .recovered, .journalTailRead: false
+        case .versionRead, .runEndingRead, .sent, .lookedUp, .managerPublished, .timer, .recovered, .journalTailRead,
+            .archiveRead:
+            false
         default: true
         }
     }

@@ -26,6 +26,12 @@ public enum DaemonEffect: Sendable, Equatable {
     case readRunEnding(unit: String, invocationID: String)
     /// Read PID 1's and lifecycled's journal for what was missed; answer ``DaemonInput/recovered(_:)``.
     case readRecovery(RecoveryQuery)
+    /// Find the archived records of these units, which systemd shows for the first time since they were archived (or
+    /// ever); answer ``DaemonInput/archiveRead(_:)``.
+    case readArchive([String])
+    /// Move these records (nothing pending, their units gone) to the archive and delete their state files (no answer:
+    /// a failure is logged, and the records stay in their state files for the next start).
+    case archive([UnitRecord])
     /// Subscribe to systemd for these patterns, replacing any earlier subscription; the source then reports a
     /// ``DaemonInput/listing(_:)``.
     case watch([UnitPattern])

@@ -12,6 +12,8 @@ public enum DaemonInput: Sendable, Equatable {
     case listing([UnitSnapshot])
     /// One unit's properties changed.
     case changed(UnitSnapshot)
+    /// systemd unloaded a unit (`UnitRemoved`): unless it comes back, its record is archived after a while.
+    case unitRemoved(String)
     /// systemd began (true) or finished (false) a daemon-reload or daemon-reexec.
     case reloading(Bool)
     /// systemd left the bus: its signals are lost until the next listing.
@@ -33,6 +35,9 @@ public enum DaemonInput: Sendable, Equatable {
     case lookedUp([PendingDispatch], JournalCheck?)
     /// The answer to ``DaemonEffect/readJournalTail``: nil when the journal could not be read or holds nothing.
     case journalTailRead(JournalPosition?)
+    /// The answer to ``DaemonEffect/readArchive(_:)``: the archived records found (units never archived have none),
+    /// nil when the archive could not be read.
+    case archiveRead([UnitRecord]?)
     /// The answer to ``DaemonEffect/publishManager``: whether lifecycled's D-Bus interface is on the bus.
     case managerPublished(Bool)
     /// A manual or custom event from the D-Bus interface; answered with ``DaemonEffect/reply(_:_:)``.
@@ -104,4 +109,6 @@ public enum DaemonTimer: Sendable, Hashable {
     case writeMetrics
     /// Move the saved journal position forward (``JournalPositionKeeper``).
     case advanceJournalPosition
+    /// Archive the records of units that have been gone long enough (``GoneUnits``).
+    case archiveGoneUnits
 }

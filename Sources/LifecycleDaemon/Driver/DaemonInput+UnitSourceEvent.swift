@@ -11,7 +11,8 @@ extension DaemonInput {
         case .reloading(let active): self = .reloading(active)
         case .signalsLost: self = .signalsLost
         case .connectionLost(let error): self = .connectionLost("\(error)")
-        case .removed, .jobRemoved: return nil
+        case .removed(let unit): self = .unitRemoved(unit)
+        case .jobRemoved: return nil
         }
     }
 }

@@ -24,6 +24,10 @@ extension LifecycleDaemon {
             } catch {
                 logger.error("Failed to save the state of \(record.unit)", metadata: ["error": "\(error)"])
             }
+        case .readArchive(let units):
+            return .archiveRead(archivedRecords(of: units))
+        case .archive(let records):
+            archive(records)
         case .send(let dispatches):
             return send(dispatches)
         case .lookUp(let dispatches, let probe):
@@ -86,6 +90,28 @@ extension LifecycleDaemon {
             break
         }
         return nil
+    }
+
+    /// The archived records of `units`; nil (logged) when the archive cannot be read.
+    private func archivedRecords(of units: [String]) -> [UnitRecord]? {
+        do {
+            return try UnitArchive(stateDirectory: store.directory).records(of: units)
+        } catch {
+            logger.error("Failed to read the archive", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Appends the records to the archive, then deletes their state files: a crash between the two leaves both, and
+    /// the state file is the one loaded.
+    private func archive(_ records: [UnitRecord]) {
+        do {
+            try UnitArchive(stateDirectory: store.directory).append(records)
+            try stateFiles.remove(records.map(\.unit))
+        } catch {
+            // The records are no longer in memory; their state files bring them back at the next start.
+            logger.error("Failed to archive the records of \(records.count) units", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Sends the entries in order until the journal refuses one.

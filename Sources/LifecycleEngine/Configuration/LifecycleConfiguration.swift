@@ -15,6 +15,7 @@
 /// - `crash_loop_crashes` (Int, 3), `crash_loop_minutes` (Int, 10): ``crashLoop``, read by `lifecyclectl status`.
 /// - `history_from_journal` (Bool, true): ``historyFromJournal``.
 /// - `metrics_file` (absolute path ending in `.prom`; nil = no metrics): ``metricsFile``, for node_exporter.
+/// - `archive_after_minutes` (Int, 60; <= -1 never): ``archiveAfterMinutes``.
 ///
 /// The value is pure: it never reads files, the clock or the machine's time zone. Loading and validating a file is
 /// the job of `LifecycleStorage.ConfigLoader`.
@@ -43,6 +44,13 @@ public struct LifecycleConfiguration: Sendable, Equatable {
     public var historyFromJournal: Bool
     /// The Prometheus text file lifecycled keeps up to date for node_exporter's textfile collector; nil for none.
     public var metricsFile: String?
+    /// How long after systemd unloaded a unit its record stays in memory, in the metrics and in `lifecyclectl status`
+    /// before it moves to the archive (from where it comes back if the unit runs again); negative keeps every record.
+    public var archiveAfterMinutes: Int
+
+    /// The default of ``archiveAfterMinutes``: an hour of transient units (`run-*`, socket-activated `foo@N`) is a
+    /// few thousand records at most, however long the host runs.
+    public static let defaultArchiveAfterMinutes = 60
 
     /// Creates a configuration; every argument left out takes its documented default.
     public init(
@@ -55,7 +63,8 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         logLevel: LogLevel = .info,
         crashLoop: CrashLoopRule = CrashLoopRule(),
         historyFromJournal: Bool = true,
-        metricsFile: String? = nil
+        metricsFile: String? = nil,
+        archiveAfterMinutes: Int = LifecycleConfiguration.defaultArchiveAfterMinutes
     ) {
         self.defaults = defaults
         self.defaultVersionSource = defaultVersionSource
@@ -67,6 +76,7 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         self.crashLoop = crashLoop
         self.historyFromJournal = historyFromJournal
         self.metricsFile = metricsFile
+        self.archiveAfterMinutes = archiveAfterMinutes
     }
 
     /// The rule that governs `unit`: the first rule, in file order, whose pattern matches the unit's name.

@@ -42,6 +42,10 @@ public struct SystemdUnitMapper: Sendable {
     /// True when the unit has been seen, as a baseline or through a transition.
     public func knows(_ unit: String) -> Bool { units[unit] != nil }
 
+    /// Forgets what is known of `unit`, which systemd no longer has loaded: a snapshot of it that comes later is a
+    /// first sighting (one of a run that has ended shows no transition).
+    public mutating func forget(_ unit: String) { units.removeValue(forKey: unit) }
+
     /// Records `snapshot` as what is already true (initial state, re-announcements): no transition.
     public mutating func baseline(_ snapshot: UnitSnapshot) {
         var memory = RunMemory()

@@ -16,7 +16,8 @@ struct ConfigDecoder {
     ]
     static let topLevelKeys =
         settingKeys
-        + ["watch", "state_directory", "bus", "time_zone", "log_level", "history_from_journal", "metrics_file"]
+        + ["watch", "state_directory", "bus", "time_zone", "log_level", "history_from_journal", "metrics_file",
+            "archive_after_minutes"]
         + crashLoopKeys
     static let crashLoopKeys = ["crash_loop_crashes", "crash_loop_minutes"]
     static let ruleKeys = ["pattern"] + settingKeys
@@ -45,6 +46,7 @@ struct ConfigDecoder {
             case "time_zone": configuration.timeZone = try timeZone(value, at: key)
             case "history_from_journal": configuration.historyFromJournal = try bool(value, at: key)
             case "metrics_file": configuration.metricsFile = try metricsFile(value, at: key)
+            case "archive_after_minutes": configuration.archiveAfterMinutes = try minutes(value, at: key, minusOne: "never")
             case "crash_loop_crashes":
                 // A record keeps only so many crash times: a larger threshold could never be reached.
                 configuration.crashLoop.crashes = try count(value, at: key, in: 1...UnitRecord.recentCrashLimit)
@@ -119,14 +121,15 @@ struct ConfigDecoder {
         return flag
     }
 
-    private func minutes(_ value: JSONValue, at path: String) throws(ConfigError) -> Int {
+    /// - Parameter minusOne: what -1 means for the key, for the message of a value out of range.
+    private func minutes(_ value: JSONValue, at path: String, minusOne: String = "no timeout") throws(ConfigError) -> Int {
         switch value {
         case .int(let raw):
             guard let minutes = Int(exactly: raw), minutes <= Self.maximumSessionTimeoutMinutes else {
                 throw invalid(
                     path,
                     "\(raw) minutes is out of range (at most \(Self.maximumSessionTimeoutMinutes); "
-                        + "use -1 for no timeout)"
+                        + "use -1 for \(minusOne))"
                 )
             }
             return minutes

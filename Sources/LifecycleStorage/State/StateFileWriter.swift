@@ -53,6 +53,27 @@ public final class StateFileWriter {
         }
     }
 
+    /// Deletes the state files of `units` (those that have one), durably: their records are archived.
+    ///
+    /// - Throws: ``StateStoreError/io(path:operation:errno:)`` for the first file that could not be removed.
+    public func remove(_ units: [String]) throws(StateStoreError) {
+        let directory = try openDirectory()
+        for unit in units {
+            let path = try store.path(forUnit: unit)
+            do {
+                try Posix.unlinkFile(UnitFileName.stateFile(of: unit), in: directory)
+            } catch where error.errno == ENOENT {
+            } catch {
+                throw .io(path: path, operation: "unlink", errno: error.errno)
+            }
+        }
+        do {
+            try Posix.sync(directory)
+        } catch {
+            throw .io(path: store.unitsDirectory, operation: "fsync", errno: error.errno)
+        }
+    }
+
     /// The open units directory, opened (and created) again when its path no longer leads to it: removed, or moved
     /// aside with a new one in its place.
     private func openDirectory() throws(StateStoreError) -> CInt {

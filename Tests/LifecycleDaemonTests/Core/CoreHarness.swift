@@ -62,13 +62,19 @@ struct CoreHarness {
     var prefetched: [[UnitRunID]] = []
     /// Version reads, by unit, in order.
     var versionReads: [String] = []
+    /// The archive: each archived unit's record; every look-up in it, in order; whether it can be read.
+    var archive: [String: UnitRecord] = [:]
+    var archiveReads: [[String]] = []
+    var archiveReadable = true
 
     init(
         records: [UnitRecord] = [], pattern: String = "web*.service", autotracking: Bool = true,
-        metricsFile: String? = nil
+        metricsFile: String? = nil, archiveAfterMinutes: Int = LifecycleConfiguration.defaultArchiveAfterMinutes
     ) throws {
         let rule = WatchRule(pattern: try UnitPattern(pattern), autotrackingEnabled: autotracking)
-        let configuration = LifecycleConfiguration(watch: [rule], metricsFile: metricsFile)
+        let configuration = LifecycleConfiguration(
+            watch: [rule], metricsFile: metricsFile, archiveAfterMinutes: archiveAfterMinutes
+        )
         let tracker = UnitTracker(configuration: configuration, timeZone: Self.utc, records: records)
         core = DaemonCore(tracker: tracker, readsJournal: true, readsManagerJournal: true)
     }
@@ -135,6 +141,13 @@ struct CoreHarness {
             if notifications.contains(.ready) { milestones.append("ready") }
         case .releaseMemory: milestones.append("release")
         case .readJournalTail: return .journalTailRead(journalTail)
+        case .readArchive(let units):
+            archiveReads.append(units)
+            return .archiveRead(archiveReadable ? units.compactMap { archive[$0] } : nil)
+        case .archive(let records):
+            for record in records {
+                archive[record.unit] = record
+            }
         case .saveJournalPosition(let position): savedPositions.append(position)
         case .markTracking, .exit: break
         }

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+import LifecycleStorage
+
+/// Units that systemd unloaded leave memory, the metrics and the state files for the archive once they have been gone
+/// for `archive_after_minutes` (``GoneUnits``), and come back from it when systemd shows them again, so that what
+/// lifecycled holds grows with the units that exist, not with every name it ever saw.
+extension DaemonCore {
+    /// systemd unloaded `unit`.
+    mutating func unitRemoved(_ unit: String) {
+        guard configuration.isWatched(unit), tracker.records[unit] != nil || tracker.hasSeen(unit) else { return }
+        goneUnits.went(unit, at: now)
+        planArchiving()
+    }
+
+    /// A listing shows every loaded watched unit: the units in it are there, the recorded ones it lacks are gone
+    /// (unloaded while the bus was away, or while no lifecycled ran, or no longer watched).
+    mutating func noteLoaded(_ snapshots: [UnitSnapshot]) {
+        let listed = Set(snapshots.map(\.name))
+        for unit in listed {
+            goneUnits.returned(unit)
+        }
+        for unit in tracker.records.keys where !listed.contains(unit) {
+            goneUnits.went(unit, at: now)
+        }
+        planArchiving()
+    }
+
+    /// Arms the timer for the next unit due, not before `notBefore` (by default a moment from now, so that units that
+    /// go together are archived together).
+    mutating func planArchiving(notBefore: Milliseconds? = nil) {
+        let minutes = configuration.archiveAfterMinutes
+        guard minutes >= 0, let due = goneUnits.nextDue(after: minutes) else { return }
+        let time = max(due, notBefore ?? now + GoneUnits.batchDelay)
+        // A timer that fires before the time finds nothing due and is armed again.
+        if let armed = goneUnits.armedAt, armed <= time { return }
+        goneUnits.armedAt = time
+        effects.append(.arm(.archiveGoneUnits, at: time))
+    }
+
+    /// The timer fired: the records of the units gone long enough go to the archive. A unit with a dispatch the
+    /// journal has not shown yet waits (the archive holds records with nothing pending), and so does everything while
+    /// lifecycled recovers or a run waits for an answer.
+    mutating func archiveGoneUnits() {
+        goneUnits.armedAt = nil
+        let minutes = configuration.archiveAfterMinutes
+        guard minutes >= 0 else { return }
+        guard phase == .tracking, !isBusy else {
+            planArchiving()
+            return
+        }
+        var archived: [UnitRecord] = []
+        var isWaiting = false
+        for unit in goneUnits.due(at: now, after: minutes) {
+            if let record = tracker.records[unit], !record.pendingDispatches.isEmpty {
+                isWaiting = true
+                continue
+            }
+            goneUnits.returned(unit)
+            if let record = tracker.forget(unit) { archived.append(record) }
+        }
+        if !archived.isEmpty {
+            effects.append(.archive(archived))
+            log(.info, "Archived the records of \(archived.count) units unloaded \(minutes) or more minutes ago")
+        }
+        planArchiving(notBefore: isWaiting ? now + GoneUnits.retryInterval : nil)
+    }
+
+    /// Before `input` shows units that are neither recorded nor seen (their first sighting since they were archived,
+    /// or ever): asks for their archived records, and holds the input until the answer.
+    ///
+    /// - Returns: whether the input waits for the archive.
+    mutating func awaitsArchive(before input: DaemonInput) -> Bool {
+        let units: [String]
+        switch input {
+        case .listing(let snapshots): units = snapshots.filter { !$0.invocationID.isEmpty }.map(\.name)
+        case .changed(let snapshot): units = snapshot.invocationID.isEmpty ? [] : [snapshot.name]
+        case .recovered(let answer): units = answer.history.map { Array($0.units) } ?? []
+        default: return false
+        }
+        let unknown = units.filter { unit in
+            !archiveChecked.contains(unit) && configuration.isWatched(unit) && tracker.isUnknown(unit)
+        }
+        archiveChecked = []
+        guard !unknown.isEmpty else { return false }
+        awaited = .archive(of: unknown, then: input)
+        effects.append(.readArchive(unknown.sorted()))
+        return true
+    }
+
+    /// The archive answered: the records it holds come back (and are saved again), then the held input is taken.
+    mutating func takeArchive(_ records: [UnitRecord]?) {
+        guard case .archive(let units, let input)? = awaited else {
+            log(.debug, "Ignored an answer of the archive that was not asked for")
+            return
+        }
+        awaited = nil
+        archiveChecked = Set(units)
+        if let records {
+            for record in records where tracker.restore(record) {
+                effects.append(.save(record))
+                log(.notice, "\(record.unit) is back: its record comes from the archive (dispatch \(record.sequence))")
+            }
+        } else {
+            log(.warning, "The archive could not be read: \(units.count) units start without their archived records")
+        }
+        process(input)
+    }
+}

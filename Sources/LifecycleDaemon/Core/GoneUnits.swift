@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+/// The watched units systemd has unloaded, and since when: once one has been gone for `archive_after_minutes`, its
+/// record moves to the archive, and memory, the metrics and `lifecyclectl status` keep only units that exist or
+/// existed lately.
+///
+/// A unit is gone from its `UnitRemoved` (or from a listing that lacks it) until systemd shows it again. A reload
+/// removes every unit and shows it again at once, so only an absence that lasts counts.
+struct GoneUnits: Sendable, Equatable {
+    /// When each unit was last seen going.
+    private(set) var since: [String: Milliseconds] = [:]
+    /// When the timer that archives them is armed for; nil when it is not armed.
+    var armedAt: Milliseconds?
+
+    /// How long after being archived is due the archive is looked at again when something stood in the way (a
+    /// dispatch of the unit not yet in the journal, work in progress).
+    static let retryInterval: Milliseconds = 60_000
+    /// The shortest wait of the timer: units that go together are archived together.
+    static let batchDelay: Milliseconds = 1_000
+
+    var isEmpty: Bool { since.isEmpty }
+
+    /// `unit` went at `now`; an earlier going that was not followed by a return is kept.
+    mutating func went(_ unit: String, at now: Milliseconds) {
+        if since[unit] == nil { since[unit] = now }
+    }
+
+    /// `unit` is loaded again.
+    mutating func returned(_ unit: String) {
+        since.removeValue(forKey: unit)
+    }
+
+    /// The units gone for at least `minutes` at `now`, in name order.
+    func due(at now: Milliseconds, after minutes: Int) -> [String] {
+        let limit = now - Milliseconds(minutes) * 60_000
+        return since.filter { $0.value <= limit }.keys.sorted()
+    }
+
+    /// When the next unit is due, nil when none is gone.
+    func nextDue(after minutes: Int) -> Milliseconds? {
+        since.values.min().map { $0 + Milliseconds(minutes) * 60_000 }
+    }
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The records of units that systemd no longer has loaded: `<directory>/archive/NN.jsonl`, one compact JSON record
+/// (the state file's form) per line, appended.
+///
+/// Units whose names never repeat (`run-u123.service`, socket-activated `foo@42-….service`) would otherwise keep a
+/// record in memory, in the metrics and in the state directory for ever. An archived record leaves all three and comes
+/// back when its unit runs again, so that its counters and sequence numbers go on.
+///
+/// Why this layout:
+/// - A unit's lines all go to one of ``shardCount`` files, by a hash of its name, so that finding a unit reads a
+///   small part of the archive, and nothing of it is read at start.
+/// - Appending is one `write` and one `fsync` per file for a whole batch; nothing is ever rewritten, so a crash
+///   leaves at most a partial last line, which reading skips.
+/// - A unit archived again appends a newer line; the last line of a unit is its record.
+public struct UnitArchive: Sendable {
+    /// How many files the archive is spread over.
+    public static let shardCount = 256
+    /// A shard larger than this is not read (it would take a long time and much memory): its units start fresh.
+    static let maximumShardSize = 256 << 20
+
+    /// The archive's directory, `<state directory>/archive`.
+    public let directory: String
+
+    /// The archive of the state directory `stateDirectory`. Nothing is read or created until it is used.
+    public init(stateDirectory: String) {
+        directory = stateDirectory + "/archive"
+    }
+
+    /// The file that holds the lines of `unit`.
+    public func shardPath(of unit: String) -> String {
+        directory + "/" + Self.shardName(of: unit)
+    }
+
+    /// `NN.jsonl`, from the 32-bit FNV-1a hash of the name: stable across builds and machines, unlike `hashValue`.
+    static func shardName(of unit: String) -> String {
+        var hash: UInt32 = 2_166_136_261
+        for byte in unit.utf8 {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        let shard = Int(hash % UInt32(shardCount))
+        let hex = String(shard, radix: 16)
+        return (hex.count == 1 ? "0" + hex : hex) + ".jsonl"
+    }
+
+    /// Appends `records`, each as one line of its unit's shard, and makes them durable.
+    ///
+    /// - Throws: ``StateStoreError/io(path:operation:errno:)`` naming the file of the failed step; the records of
+    ///   the shards written before it are archived, the others are not.
+    public func append(_ records: [UnitRecord]) throws(StateStoreError) {
+        guard !records.isEmpty else { return }
+        do {
+            try Posix.makeDirectory(directory, mode: 0o755)
+        } catch {
+            throw .io(path: directory, operation: "create directory", errno: error.errno)
+        }
+        var lines: [String: [UInt8]] = [:]
+        for record in records {
+            var writer = JSONLayoutWriter(.compact)
+            record.write(to: &writer)
+            lines[Self.shardName(of: record.unit), default: []] += writer.bytes + [UInt8(ascii: "\n")]
+        }
+        for (name, bytes) in lines.sorted(by: { $0.key < $1.key }) {
+            let path = directory + "/" + name
+            do {
+                let fd = try Posix.openFile(path, flags: O_WRONLY | O_APPEND | O_CREAT, mode: StateStore.fileMode)
+                defer { Posix.closeIgnoringErrors(fd) }
+                try Posix.writeAll(fd, bytes)
+                try Posix.sync(fd)
+            } catch {
+                throw .io(path: path, operation: error.call, errno: error.errno)
+            }
+        }
+        // A shard created just now must survive a crash too.
+        do {
+            let fd = try Posix.openFile(directory, flags: O_RDONLY | O_DIRECTORY)
+            defer { Posix.closeIgnoringErrors(fd) }
+            try Posix.sync(fd)
+        } catch {
+            throw .io(path: directory, operation: error.call, errno: error.errno)
+        }
+    }
+
+    /// The archived records of `units`, each from its newest line; units never archived are left out. Each shard is
+    /// read once, however many of the units it holds.
+    ///
+    /// - Throws: ``StateStoreError/io(path:operation:errno:)`` when a shard exists but cannot be read.
+    public func records(of units: some Sequence<String>) throws(StateStoreError) -> [UnitRecord] {
+        var byShard: [String: [String]] = [:]
+        for unit in units {
+            byShard[Self.shardName(of: unit), default: []].append(unit)
+        }
+        var found: [UnitRecord] = []
+        for (name, wanted) in byShard.sorted(by: { $0.key < $1.key }) {
+            guard let bytes = try read(name) else { continue }
+            for unit in wanted {
+                if let record = Self.newestRecord(of: unit, in: bytes) { found.append(record) }
+            }
+        }
+        return found
+    }
+
+    /// The contents of shard `name`, nil when it does not exist.
+    private func read(_ name: String) throws(StateStoreError) -> [UInt8]? {
+        let path = directory + "/" + name
+        let fd: CInt
+        do {
+            fd = try Posix.openFile(path, flags: O_RDONLY)
+        } catch where error.errno == ENOENT {
+            return nil
+        } catch {
+            throw .io(path: path, operation: "open", errno: error.errno)
+        }
+        defer { Posix.closeIgnoringErrors(fd) }
+        do {
+            return try Posix.readAll(fd, limit: Self.maximumShardSize)
+        } catch {
+            throw .io(path: path, operation: "read", errno: error.errno)
+        }
+    }
+
+    /// The record of the last complete line of `bytes` that holds `unit`'s record; lines that do not parse (a line
+    /// cut by a crash) are skipped.
+    static func newestRecord(of unit: String, in bytes: [UInt8]) -> UnitRecord? {
+        // The unit's member as the compact writer lays it out; only lines holding it are parsed.
+        var writer = JSONLayoutWriter(.compact)
+        writer.beginObject()
+        writer.member("unit", unit)
+        let needle = Array(writer.bytes.dropFirst())
+        // Lines from the last: `end` is where the current one stops (its newline excluded).
+        var end = bytes.count
+        while end > 0 {
+            var start = end
+            while start > 0, bytes[start - 1] != UInt8(ascii: "\n") { start -= 1 }
+            let line = Array(bytes[start..<end])
+            end = start - 1
+            guard !line.isEmpty, line.firstRange(of: needle) != nil,
+                  case .record(let record)? = try? StateFileDecoder.decode(line, unit: unit, path: "")
+            else { continue }
+            return record
+        }
+        return nil
+    }
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleDaemon
+import LifecycleEngine
+import LifecycleStorage
+import Testing
+
+/// Units systemd unloaded: archived after `archive_after_minutes`, back from the archive with their counters when
+/// they run again.
+struct DaemonCoreArchiveTests {
+    typealias H = CoreHarness
+    static let hour: Milliseconds = 3_600_000
+
+    /// Tracking, after one run of web.service (dispatches 1 and 2, confirmed by the journal).
+    func afterOneRun(archiveAfterMinutes: Int = 60) throws -> H {
+        var h = try H(archiveAfterMinutes: archiveAfterMinutes)
+        h.send(.start)
+        h.send(.listing([]))
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        h.now = H.t0 + 3_000
+        h.fire(.confirmDelivery)
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a"])
+        #expect(h.core.tracker.records[H.unit]?.pendingDispatches.isEmpty == true)
+        #expect(h.archiveReads == [[H.unit]], "its first sighting")
+        h.archiveReads = []
+        return h
+    }
+
+    @Test("a unit unloaded for archive_after_minutes is archived; when it runs again its counters go on")
+    func archivedAndBack() throws {
+        var h = try afterOneRun()
+        h.send(.unitRemoved(H.unit))
+        #expect(h.armed[.archiveGoneUnits] == H.t0 + 3_000 + Self.hour)
+        h.fire(.archiveGoneUnits)
+        #expect(h.core.tracker.records[H.unit] == nil, "the record left memory")
+        #expect(h.archive[H.unit]?.sequence == 2)
+        #expect(h.archive[H.unit]?.state.totalLaunchCount == 1)
+        #expect(h.logs.contains { $0.message.contains("Archived the records of 1 units") })
+
+        h.now += 1_000
+        h.send(.changed(H.snapshot("active", "b", second: 4_000)))
+        #expect(h.archiveReads == [[H.unit]], "asked once, at its first sighting")
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a", "3 wake b"], "numbered and counted after the archive's")
+        #expect(h.core.tracker.records[H.unit]?.state.totalLaunchCount == 1)
+        #expect(h.core.tracker.records[H.unit]?.state.totalWakeCount == 2)
+        #expect(h.saved.contains { $0.unit == H.unit && $0.sequence == 2 }, "the record is saved back first")
+        h.send(.changed(H.snapshot("inactive", "b", second: 4_001)))
+        #expect(h.archiveReads.count == 1, "a unit seen is not looked up again")
+        #expect(h.dispatches().last == "4 sleep b")
+    }
+
+    @Test("a unit that comes back before archive_after_minutes stays")
+    func returnsInTime() throws {
+        var h = try afterOneRun()
+        h.send(.unitRemoved(H.unit))
+        h.now += 10 * 60_000
+        h.send(.changed(H.snapshot("active", "b", second: 700)))
+        h.fire(.archiveGoneUnits)
+        #expect(h.archive.isEmpty)
+        #expect(h.core.tracker.records[H.unit]?.sequence == 3)
+        #expect(h.archiveReads.isEmpty, "a unit in memory needs no look-up")
+    }
+
+    @Test("a listing that lacks a recorded unit counts it as gone")
+    func goneFromListing() throws {
+        let old = UnitRecord(unit: "web-old.service", sequence: 7)
+        var h = try H(records: [old])
+        h.send(.start)
+        h.send(.listing([]))
+        #expect(h.armed[.archiveGoneUnits] == H.t0 + Self.hour)
+        h.fire(.archiveGoneUnits)
+        #expect(h.archive["web-old.service"]?.sequence == 7)
+        #expect(h.core.tracker.records.isEmpty)
+    }
+
+    @Test("a record with a dispatch the journal has not shown yet waits for it")
+    func pendingWaits() throws {
+        var h = try H(archiveAfterMinutes: 0)
+        h.journalReadable = false
+        h.send(.start)
+        h.send(.listing([]))
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        h.send(.unitRemoved(H.unit))
+        h.fire(.archiveGoneUnits)
+        #expect(h.archive.isEmpty)
+        #expect(h.armed[.archiveGoneUnits] == h.now + 60_000, "looked at again a minute later")
+
+        h.journalReadable = true
+        h.fire(.confirmDelivery)
+        h.fire(.archiveGoneUnits)
+        #expect(h.archive[H.unit]?.sequence == 2)
+    }
+
+    @Test("archive_after_minutes -1 keeps every record")
+    func never() throws {
+        var h = try afterOneRun(archiveAfterMinutes: -1)
+        h.send(.unitRemoved(H.unit))
+        #expect(h.armed[.archiveGoneUnits] == nil)
+        h.send(.timer(.archiveGoneUnits))
+        #expect(h.core.tracker.records[H.unit] != nil)
+    }
+
+    @Test("an archive that cannot be read: the unit starts fresh, and it is said")
+    func unreadableArchive() throws {
+        var h = try afterOneRun(archiveAfterMinutes: 0)
+        h.send(.unitRemoved(H.unit))
+        h.fire(.archiveGoneUnits)
+        h.archiveReadable = false
+        h.send(.changed(H.snapshot("active", "b", second: 10)))
+        #expect(h.dispatches().last == "1 launch b")
+        #expect(h.logs.contains { $0.level == .warning && $0.message.contains("archive could not be read") })
+    }
+
+    @Test("a first listing asks the archive about its running units in one look-up, before it is taken")
+    func listingLooksUpOnce() throws {
+        var h = try H()
+        h.archive[H.unit] = UnitRecord(unit: H.unit, sequence: 5)
+        h.send(.start)
+        h.send(.listing([
+            H.snapshot("active", "a", second: 1),
+            H.snapshot("active", "b", second: 1, unit: "web-2.service"),
+            H.snapshot("inactive", "c", second: 1, unit: "other.service"),
+        ]))
+        #expect(h.archiveReads == [["web-2.service", "web.service"]], "watched units only")
+        #expect(h.dispatches().first == "6 launch a reconciled", "numbered after the archived record's 5")
+    }
+}
