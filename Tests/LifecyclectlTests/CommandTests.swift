@@ -56,6 +56,13 @@ struct CommandTests {
         #expect(exitStatus(["show", "--state-directory", directory.path + "/absent", "--timezone", "UTC", "x"]) == 4)
     }
 
+    @Test("a unit whose record is archived is shown from the archive, not 'no such unit'")
+    func archivedUnit() throws {
+        let directory = try TemporaryDirectory()
+        try UnitArchive(stateDirectory: directory.path).append([Fixtures.nginx])
+        #expect(exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "--json", "nginx"]) == nil)
+    }
+
     @Test("a corrupt state file of the unit is a failure (1), and stays where it is")
     func corruptUnit() throws {
         let directory = try TemporaryDirectory()

@@ -47,7 +47,15 @@ struct Show: ParsableCommand {
         if let warning = warnings.first {
             throw reportFailure("\(warning.path): cannot be read (\(warning.reason)).")
         }
-        guard let record = loaded else { throw reportNoSuchUnit(name, known: (try? store.unitNames()) ?? []) }
+        let archive = UnitArchive(stateDirectory: selection.stateDirectory)
+        // A unit systemd unloaded a while ago: its record is in the archive until it runs again.
+        let archived = loaded == nil ? try? archive.records(of: [name]).first : nil
+        guard let record = loaded ?? archived else {
+            throw reportNoSuchUnit(name, known: (try? store.unitNames()) ?? [])
+        }
+        if archived != nil {
+            printError("lifecyclectl: \(name) is archived (systemd unloaded it): shown from \(archive.shardPath(of: name))")
+        }
 
         let now = Terminal.now
         let output =
