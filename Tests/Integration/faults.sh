@@ -1113,6 +1113,41 @@ install_unit() {
     c_exec systemctl daemon-reload
 }
 
+# --- 11. units systemd unloaded --------------------------------------------------------------------------------------
+
+# archive_after_minutes 0: a template instance that stopped (and so was unloaded) leaves units/ for the archive
+# within seconds; started again, it comes back with its counters and numbers. The configuration is reloaded (SIGHUP)
+# with the key and put back after: every unit gone by then is archived too, so this runs last.
+archived() { c_exec sh -c "grep -qsF '\"unit\":\"$1\"' $STATE_DIR/archive/*.jsonl && [ ! -e '$UNITS_DIR/$1.json' ]"; }
+
+test_archive_gone_units() {
+    local unit=lc-sleep@archived.service shown
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 1
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 2
+    wait_for "$WAIT" nothing_pending "$unit" || fail "dispatches of $unit still pending: $(pending_count "$unit")"
+    write_config "${BASE_CONFIG%\}}, \"archive_after_minutes\": 0}"
+    c_exec systemctl reload lifecycled.service
+    wait_for "$WAIT" archived "$unit" ||
+        fail "$unit was not archived: $(c_exec ls "$UNITS_DIR" | grep -c .) state files; $(c_exec ls "$STATE_DIR")"
+    shown=$(c_exec "$CTL" show --json "$unit" 2>"$work/show-archived.err") ||
+        fail "lifecyclectl show of an archived unit failed: $(cat "$work/show-archived.err")"
+    assert_eq 2 "$(jq -r .sequence <<<"$shown")" "sequence shown from the archive"
+    assert_contains "$(cat "$work/show-archived.err")" "is archived" "what lifecyclectl show says"
+
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 3
+    assert_eq "1 launch,2 sleep,3 wake" "$(dispatch_summary "$unit")" "dispatches after the unit came back"
+    assert_eq "sequence=3 launch=1 wake=2 sleep=1 crash=0 last=wake" "$(state_counters "$unit")" \
+        "state file after the unit came back"
+    assert_contains "$(last_daemon_log "$unit is back")" "from the archive" "the notice"
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 4
+    write_config "$BASE_CONFIG"
+    c_exec systemctl reload lifecycled.service
+}
+
 # --- run -----------------------------------------------------------------------------------------------------------
 
 container_install_trap
@@ -1179,6 +1214,9 @@ only "10a. a start that ExecCondition= skips, 4 times (once while lifecycled is 
     test_skipped_start
 only "10b. a unit PID 1 logs nothing of, restarted twice while lifecycled is stopped: its end unknown, no crash" \
     test_quiet_unit
+# Last: every unit gone by then is archived.
+only "11. a unit systemd unloaded is archived at once with archive_after_minutes 0; run again, its counters go on" \
+    test_archive_gone_units
 
 container_poweroff
 echo "runtime: $((SECONDS - suite_started)) s"

@@ -246,6 +246,8 @@ public struct DaemonCore: Sendable {
             if loaded.patterns != previous.patterns || loaded.bus != previous.bus {
                 effects.append(.watch(loaded.watch.map(\.pattern)))
             }
+            // A shorter archive_after_minutes may make gone units due sooner than the timer is armed for.
+            planArchiving()
         }
     }
 
