@@ -129,6 +129,25 @@ struct JournalReaderDamageTests {
         #expect(indexes(entries) == Array(10..<20))
     }
 
+    @Test(
+        "a read that closes and opens the journal again every few entries gives each entry once, in order",
+        arguments: [1, 3, 7]
+    )
+    func reopening(entriesPerOpening: Int) throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        guard let first = try Self.journalFile(0..<12, in: directory, name: "a.journal"),
+            let second = try Self.journalFile(12..<25, in: directory, name: "b.journal")
+        else { return }
+        let reader = JournalReader(source: .files([first, second]), entriesPerOpening: entriesPerOpening)
+        #expect(indexes(try reader.entries(matching: [], fields: ["TEST_INDEX"])) == Array(0..<25))
+        let after = try reader.entries(matching: [], fields: ["TEST_INDEX"], after: try cursor(of: 4, in: first))
+        #expect(indexes(after.entries) == Array(5..<25))
+        let odd = (0..<25).filter { $0 % 2 == 1 }.map { "TEST_INDEX=\($0)" }
+        #expect(indexes(try reader.entries(matching: odd, fields: ["TEST_INDEX"])) == Array(stride(from: 1, to: 25, by: 2)))
+        #expect(indexes(try reader.entries(matching: odd, fields: ["TEST_INDEX"], since: 1_767_225_600_000_000 + 10_000_000)) == Array(stride(from: 11, to: 25, by: 2)))
+    }
+
     /// The cursor of entry `index` of `file`, as `journalctl --show-cursor` prints it.
     func cursor(of index: Int, in file: String) throws -> String {
         let process = Process()

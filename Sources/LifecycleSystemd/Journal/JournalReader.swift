@@ -59,8 +59,18 @@ public struct JournalReader: Sendable {
     /// fails again and again only when the entry it found cannot be mapped, and then the rest is out of reach.
     static let consecutiveFailureLimit = 64
 
-    public init(source: JournalSource = .local, damaged: @escaping @Sendable (JournalDamage) -> Void = { _ in }) {
+    /// How many entries a forward read takes before it closes the journal and opens it again at the entry it read
+    /// last. sd-journal maps the files in windows of 8 MB and keeps them mapped while the journal is open, so a read
+    /// of a long history would hold every page it touched: tens of MB of resident memory (docs/PERFORMANCE.md, "A
+    /// long history on day one"). Opening again costs about a millisecond.
+    public let entriesPerOpening: Int
+
+    public init(
+        source: JournalSource = .local, entriesPerOpening: Int = 2_000,
+        damaged: @escaping @Sendable (JournalDamage) -> Void = { _ in }
+    ) {
         self.source = source
+        self.entriesPerOpening = max(1, entriesPerOpening)
         self.damaged = damaged
     }
 
@@ -82,12 +92,12 @@ public struct JournalReader: Sendable {
         matching matches: [String], fields: [String], since: UInt64? = nil, _ body: (JournalEntry) -> Void
     ) throws(SystemdError) {
         var walk = Walk()
-        let journal = try open(matching: matches, damage: &walk.damage)
+        var journal = try open(matching: matches, damage: &walk.damage)
         defer { close(journal, walk) }
         if let since {
             try check(sd_journal_seek_realtime_usec(journal, since), "seek the journal")
         }
-        while let entry = walk.step(journal, sd_journal_next, fields: fields) { body(entry) }
+        try walkForward(&journal, matches: matches, fields: fields, walk: &walk, skipping: nil, body)
     }
 
     /// The entries ``forEachEntry(matching:fields:after:_:)`` gives, and whether the entry at `cursor` was found.
@@ -109,7 +119,7 @@ public struct JournalReader: Sendable {
         matching matches: [String], fields: [String], after cursor: String, _ body: (JournalEntry) -> Void
     ) throws(SystemdError) -> Bool {
         var walk = Walk()
-        let journal = try open(matching: [], damage: &walk.damage)
+        var journal = try open(matching: [], damage: &walk.damage)
         defer { close(journal, walk) }
         // Whether the entry is still there: seek to it with no match, step onto it, and compare.
         try check(cursor.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(cursor)")
@@ -117,14 +127,43 @@ public struct JournalReader: Sendable {
             && cursor.withCString { sd_journal_test_cursor(journal, $0) } > 0
         try add(matches, to: journal)
         try check(cursor.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(cursor)")
-        var isFirst = true
-        while let entry = walk.step(journal, sd_journal_next, fields: fields) {
-            // The entry at the cursor was taken into account already.
-            let isAtCursor = isFirst && cursor.withCString { sd_journal_test_cursor(journal, $0) } > 0
-            isFirst = false
-            if !isAtCursor { body(entry) }
-        }
+        // The entry at the cursor was taken into account already.
+        try walkForward(&journal, matches: matches, fields: fields, walk: &walk, skipping: cursor, body)
         return found
+    }
+
+    /// Reads forward from where `journal` stands, calling `body` with each entry but the one at `skipping` (the
+    /// first entry, when it is that one). Every ``entriesPerOpening`` entries it closes the journal and opens it again
+    /// at the entry read last, which the new opening then skips.
+    private func walkForward(
+        _ journal: inout OpaquePointer, matches: [String], fields: [String], walk: inout Walk, skipping cursor: String?,
+        _ body: (JournalEntry) -> Void
+    ) throws(SystemdError) {
+        var skipped = cursor
+        var count = 0
+        while let entry = walk.step(journal, sd_journal_next, fields: fields) {
+            if let position = skipped {
+                skipped = nil
+                if position.withCString({ sd_journal_test_cursor(journal, $0) }) > 0 { continue }
+            }
+            body(entry)
+            count += 1
+            guard count % entriesPerOpening == 0, let position = Self.cursor(of: journal) else { continue }
+            sd_journal_close(journal)
+            // The files left out were reported by the first opening.
+            var again = JournalDamage()
+            journal = try open(matching: matches, damage: &again)
+            try check(position.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(position)")
+            skipped = position
+        }
+    }
+
+    /// The cursor of the entry `journal` stands on; nil when sd-journal cannot tell.
+    private static func cursor(of journal: OpaquePointer) -> String? {
+        var cursor: UnsafeMutablePointer<CChar>?
+        guard sd_journal_get_cursor(journal, &cursor) >= 0, let cursor else { return nil }
+        defer { free(cursor) }
+        return String(cString: cursor)
     }
 
     /// The position of the newest entry of the journal, nil when it holds none.
