@@ -111,4 +111,19 @@ struct UnitRunTests {
         #expect(lines[1].contains("crash signal, status=9/KILL"))
         #expect(lines[2].hasSuffix("sleep success               1m 00s 1.0 no"))
     }
+
+    @Test("a sleep marked LIFECYCLE_RUN_END=unknown: the result is unknown, the duration too, and the legend says why")
+    func unknownEnd() {
+        let dispatches = [
+            dispatch(1, "launch", "10:00:00.000", Self.runA),
+            dispatch(2, "sleep", "10:05:00.000", Self.runA, ["LIFECYCLE_RUN_END": "unknown", "LIFECYCLE_RECONCILED": "true"]),
+            dispatch(3, "wake", "10:06:00.000", Self.runB),
+        ]
+        let runs = UnitRun.runs(from: dispatches)
+        #expect(runs[1].end == "sleep" && runs[1].result == "unknown" && runs[1].durationSeconds == nil)
+        let text = RunsTable.render(unit: "web.service", runs: runs, colour: false)
+        #expect(text.contains("sleep unknown"))
+        #expect(text.contains("unknown: no source showed how the run ended"))
+        #expect(RunsJSON.render(unit: "web.service", runs: runs).contains(#""result":"unknown""#))
+    }
 }

@@ -12,7 +12,8 @@ struct UnitRun: Sendable, Equatable {
     /// `sleep` or `crash`; nil while the run goes on (or when its end is not in the journal).
     var end: String?
     var endedAt: Milliseconds?
-    /// systemd's Result: `success` for a run that ended with a sleep, the crash notice's Result for a crash.
+    /// systemd's Result: `success` for a run that ended with a sleep, the crash notice's Result for a crash,
+    /// ``unknownResult`` for a sleep marked `LIFECYCLE_RUN_END=unknown`.
     var result: String?
     /// The exit status (`7`) or signal (`9/KILL`) of a crashed run, as systemd prints it; nil when unknown.
     var exitStatus: String?
@@ -21,9 +22,13 @@ struct UnitRun: Sendable, Equatable {
     /// True when any of the run's dispatches was recovered (`LIFECYCLE_RECONCILED`): lifecycled was not listening.
     var reconciled: Bool
 
+    /// The result of a run whose end no source showed (a unit PID 1 logs nothing of, a vacuumed journal): it is over,
+    /// but not how or when; ``endedAt`` is the last moment it was known to be going.
+    static let unknownResult = "unknown"
+
     /// Whole seconds from the beginning to the end; nil unless both are known. A clock set back gives 0.
     var durationSeconds: Int64? {
-        guard let beganAt, let endedAt else { return nil }
+        guard let beganAt, let endedAt, result != Self.unknownResult else { return nil }
         return max(0, (endedAt - beganAt) / 1_000)
     }
 
@@ -88,7 +93,7 @@ struct UnitRun: Sendable, Equatable {
         runs[last].endedAt = time(fields)
         runs[last].reconciled = runs[last].reconciled || fields["LIFECYCLE_RECONCILED"] == "true"
         guard fields["LIFECYCLE_EVENT"] == "crash" else {
-            runs[last].result = "success"
+            runs[last].result = fields["LIFECYCLE_RUN_END"] == "unknown" ? unknownResult : "success"
             return
         }
         let failure = RunFailure(journalFields: fields, time: time(fields) ?? 0)

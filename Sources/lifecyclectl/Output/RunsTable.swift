@@ -30,6 +30,12 @@ enum RunsTable {
                 "Times in UTC. RECOVERED: lifecycled was not listening and recorded the run afterwards, at its real "
                     + "time."
             )
+            if runs.contains(where: { $0.result == UnitRun.unknownResult }) {
+                lines.append(
+                    "unknown: no source showed how the run ended (LIFECYCLE_RUN_END=unknown); ENDED is the last "
+                        + "time it was known to be going."
+                )
+            }
             lines.append(runs.count == 1 ? "1 run listed." : "\(runs.count) runs listed.")
         }
         return lines.joined(separator: "\n") + "\n"
