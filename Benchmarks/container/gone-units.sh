@@ -220,7 +220,7 @@ measure() {
     l_runs=$(cpu_ticks "$lc_pid" 2>/dev/null || echo "$l0")
     p_runs=$(cpu_ticks "$CONTAINER_PID")
     say "  $label: $UNITS units ran in $run_seconds s ($(awk -v n="$UNITS" -v s="$run_seconds" \
-        'BEGIN { printf "%.0f", s > 0 ? n / s : 0 }') runs/s; $driver, $PARALLEL at once): $run_line"
+        'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }') runs/s; $driver, $PARALLEL at once): $run_line"
 
     # Every unit's launch and sleep in the journal, counted as they come (a cursor file: each look reads only the
     # new entries).
@@ -279,8 +279,8 @@ measure() {
     say "  $label: dispatches: $total for $units units (2 per unit expected: $((2 * UNITS))); $launches launches," \
         "$sleeps sleeps, $others others; $twice units with 2, $once with another count, $((UNITS - units)) with none;" \
         "$duplicates (unit, sequence) pairs twice"
-    say "  $label: journal: $(c_exec journalctl --disk-usage | sed 's/^Archived and active journals take up //')" \
-        "; wall time for this build $(elapsed "$booted") s"
+    say "  $label: journal: $(c_exec journalctl --disk-usage | sed -E 's/.* take up ([^ ]+) .*/\1/');" \
+        "wall time for this build $(elapsed "$booted") s"
     if [[ -n ${KEEP:-} ]]; then
         c_exec journalctl --no-pager -o short-monotonic SYSLOG_IDENTIFIER=lifecycled -u lifecycled.service \
             >"$work/$label/lifecycled.log" 2>&1 || true

@@ -19,6 +19,8 @@ struct GoneUnits: Sendable, Equatable {
     static let retryInterval: Milliseconds = 60_000
     /// The shortest wait of the timer: units that go together are archived together.
     static let batchDelay: Milliseconds = 1_000
+    /// How many records archived at once make the heap's free pages worth giving back.
+    static let releaseThreshold = 100
 
     var isEmpty: Bool { since.isEmpty }
 
