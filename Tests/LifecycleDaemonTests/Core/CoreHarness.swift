@@ -65,12 +65,14 @@ struct CoreHarness {
 
     init(
         records: [UnitRecord] = [], pattern: String = "web*.service", autotracking: Bool = true,
-        metricsFile: String? = nil
+        metricsFile: String? = nil, stateDirectoryProblem: StateDirectoryProblem? = nil
     ) throws {
         let rule = WatchRule(pattern: try UnitPattern(pattern), autotrackingEnabled: autotracking)
         let configuration = LifecycleConfiguration(watch: [rule], metricsFile: metricsFile)
         let tracker = UnitTracker(configuration: configuration, timeZone: Self.utc, records: records)
-        core = DaemonCore(tracker: tracker, readsJournal: true, readsManagerJournal: true)
+        core = DaemonCore(
+            tracker: tracker, readsJournal: true, readsManagerJournal: true, stateDirectoryProblem: stateDirectoryProblem
+        )
     }
 
     /// Hands `input` to the core and performs its effects, answering what can be answered at once.
