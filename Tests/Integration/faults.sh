@@ -4,12 +4,12 @@
 # lifecycled under faults, against a real systemd (DESIGN.md sections 9 and 11): boots this machine's root as a
 # throw-away container, installs lifecycled with scripts/install.sh and checks that no transition is lost, invented or
 # duplicated when lifecycled is killed with SIGKILL during a churn of units, when the bus daemon restarts, when
-# systemd re-executes, when the state file system is full, when a state file is truncated and when the journal
-# refuses writes (also combined with a SIGKILL), drops entries (its rate limit) or stalls, when retention removes
-# delivered dispatches and the saved journal position, after the wall clock was set back or stepped, for starts that
-# ExecCondition= skips and units PID 1 logs nothing of; and that hostile configuration files, D-Bus calls and replay
-# lines get clear errors. One container for the whole suite, about a
-# minute; FAULTS_TESTS=REGEX runs only matching tests.
+# systemd re-executes, when the state file system is full, when the state directory is read-only or missing (then
+# lifecycled starts degraded), when a state file is truncated and when the journal refuses writes (also combined with
+# a SIGKILL), drops entries (its rate limit) or stalls, when retention removes delivered dispatches and the saved
+# journal position, after the wall clock was set back or stepped, for starts that ExecCondition= skips and units PID 1
+# logs nothing of; and that hostile configuration files, D-Bus calls and replay lines get clear errors. One container
+# for the whole suite, about a minute; FAULTS_TESTS=REGEX runs only matching tests.
 # Needs root, systemd-container and jq (python3 with GObject introspection inside the container, when present, sends
 # the 1 MB D-Bus strings that busctl's argument size limit cannot).
 # Usage: Tests/Integration/faults.sh BUILD_DIR      (the release build: scripts/test passes it)
@@ -525,6 +525,99 @@ test_restart_while_state_fs_full() {
     got=$(dispatch_summary "$unit")
     [[ $got == "1 launch,2 sleep,3 wake,4 sleep" ]] || fail "expected '1 launch,2 sleep,3 wake,4 sleep' for $unit (stop," \
         "start, restart of lifecycled while the state file system is full, then a stop), got '$got':"$'\n'"$(dispatch_listing "$unit")"
+}
+
+# --- 4c/4d. a state directory lifecycled cannot write -------------------------------------------------------------
+
+readonly RO_DROPIN=/etc/systemd/system/lifecycled.service.d/50-faults-read-only.conf
+# Under /usr, which ProtectSystem=strict keeps read-only for lifecycled: its parent cannot be created.
+readonly GONE_STATE_DIR=/usr/lib/lc-faults-gone/state
+
+# What a test of this section may leave behind: the drop-in, or the configuration naming the directory that is gone.
+undo_state_directory_faults() {
+    if c_exec test -e "$RO_DROPIN"; then
+        c_exec rm -f "$RO_DROPIN"
+        c_exec systemctl daemon-reload
+        c_exec systemctl restart lifecycled.service
+    fi
+    if c_exec grep -q "$GONE_STATE_DIR" "$CONFIG"; then
+        write_config "$BASE_CONFIG"
+        c_exec systemctl restart lifecycled.service
+    fi
+}
+
+# assert_degraded ERRNO_NAME DIRECTORY RESTARTS: lifecycled stayed up without a restart, logged the error and says so
+# in its status.
+assert_degraded() {
+    local errno=$1 directory=$2 restarts=$3 entry
+    wait_daemon_log "Cannot write the state directory $directory" 1
+    entry=$(last_daemon_log "Cannot write the state directory $directory")
+    assert_json_field "$entry" PRIORITY 3
+    assert_contains "$(json_field "$entry" MESSAGE)" "($errno)" "the error"
+    assert_contains "$(unit_prop lifecycled.service StatusText)" \
+        "Degraded: cannot write the state directory $directory: " "StatusText of lifecycled"
+    assert_eq active "$(unit_prop lifecycled.service ActiveState)" "ActiveState of lifecycled"
+    assert_eq "$restarts" "$(unit_prop lifecycled.service NRestarts)" "NRestarts of lifecycled"
+}
+
+test_read_only_state_dir() {
+    local unit=lc-sleep@read-only.service restarts warnings
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 1
+    wait_for "$WAIT" nothing_pending "$unit"
+    printf '[Service]\nReadOnlyPaths=%s\n' "$STATE_DIR" | c_exec_stdin install -D -m 0644 /dev/stdin "$RO_DROPIN"
+    c_exec systemctl daemon-reload
+    restarts=$(unit_prop lifecycled.service NRestarts)
+    c_exec systemctl restart lifecycled.service
+    assert_degraded EROFS "$STATE_DIR" "$restarts"
+
+    c_exec systemctl stop "$unit"
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 3
+    run_marker lc-marker-read-only.service
+    assert_eq "1 launch,2 sleep,3 wake" "$(dispatch_summary "$unit")" "dispatches while the directory is read-only"
+    assert_eq "sequence=1 launch=1 wake=1 sleep=0 crash=0 last=launch" "$(state_counters "$unit")" \
+        "state on disk while read-only (stale)"
+    assert_eq "$restarts" "$(unit_prop lifecycled.service NRestarts)" "NRestarts after the runs"
+    # Writable for lifectl on the host side of the mount namespace: only the daemon's view tells.
+    warnings=$(c_exec "$CTL" status 2>&1 >/dev/null)
+    assert_contains "$warnings" "lifecyclectl: Warning: the state directory $STATE_DIR is read-only for lifecycled (pid" \
+        "lifecyclectl status"
+
+    # Writable again: the start catches up from its own dispatches in the journal, and sends none again.
+    c_exec rm -f "$RO_DROPIN"
+    c_exec systemctl daemon-reload
+    c_exec systemctl restart lifecycled.service
+    run_marker lc-marker-read-only-2.service
+    wait_for "$WAIT" nothing_pending "$unit"
+    assert_eq "1 launch,2 sleep,3 wake" "$(dispatch_summary "$unit")" "dispatches after the directory is writable"
+    assert_eq "sequence=3 launch=1 wake=2 sleep=1 crash=0 last=wake" "$(state_counters "$unit")" "state caught up"
+    [[ $(unit_prop lifecycled.service StatusText) != Degraded* ]] || fail "still degraded once writable"
+    [[ -z $(c_exec "$CTL" status 2>&1 >/dev/null) ]] || fail "lifecyclectl status still warns once writable"
+    c_exec systemctl stop "$unit"
+}
+
+test_vanished_state_dir() {
+    local unit=lc-sleep@gone.service restarts warnings
+    restarts=$(unit_prop lifecycled.service NRestarts)
+    write_config "$(jq -c --arg d "$GONE_STATE_DIR" '. + {state_directory: $d}' <<<"$BASE_CONFIG")"
+    c_exec systemctl restart lifecycled.service
+    assert_degraded ENOENT "$GONE_STATE_DIR" "$restarts"
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 2
+    assert_eq "1 launch,2 sleep" "$(dispatch_summary "$unit")" "dispatches while the state directory is missing"
+    assert_eq "$restarts" "$(unit_prop lifecycled.service NRestarts)" "NRestarts after the runs"
+    warnings=$(c_exec "$CTL" status 2>&1 >/dev/null)
+    assert_contains "$warnings" "lifecyclectl: Warning: the state directory $GONE_STATE_DIR does not exist" \
+        "lifecyclectl status"
+
+    # Back to the usual directory: the unit's record is rebuilt from the journal, nothing is sent again.
+    write_config "$BASE_CONFIG"
+    c_exec systemctl restart lifecycled.service
+    run_marker lc-marker-gone.service
+    assert_eq "1 launch,2 sleep" "$(dispatch_summary "$unit")" "dispatches after the usual directory is back"
+    assert_eq "sequence=2 launch=1 wake=1 sleep=1 crash=0 last=sleep" "$(state_counters "$unit")" "state caught up"
 }
 
 # --- 5. truncated state file ---------------------------------------------------------------------------------------
@@ -1175,6 +1268,7 @@ recover() {
     remove_rate_limit 2>/dev/null || true
     c_exec systemctl start dbus.socket dbus.service 2>/dev/null || true
     unmount_small_state_fs 2>/dev/null || true
+    undo_state_directory_faults 2>/dev/null || true
     c_exec systemctl start "${journal_units[@]}" 2>/dev/null || true
     c_exec systemctl reset-failed lifecycled.service 2>/dev/null || true
     if ! lifecycled_active; then
@@ -1194,6 +1288,10 @@ only "5b. after a state file was set aside, a dispatch the journal never got is 
     test_resend_after_state_file_set_aside
 only "4a. full state file system: ENOSPC logged, no restart, dispatches sent, state right once space is back" test_full_state_fs
 only "4b. restart of lifecycled while the state file system is full: nothing dispatched twice" test_restart_while_state_fs_full
+only "4c. state directory read-only for lifecycled: starts degraded, no restart, dispatches sent once, caught up once writable" \
+    test_read_only_state_dir
+only "4d. state directory whose parent cannot be created: starts degraded instead of a restart loop" \
+    test_vanished_state_dir
 only "2a. restart of dbus: reconnect, resync, units tracked (also one started meanwhile)" test_dbus_restart
 only "2b. restart of dbus: lifecycled owns $NAME again" test_dbus_restart_name
 only "2c. a run that began and ended while dbus was stopped: a reconciled launch and sleep" test_run_while_bus_away

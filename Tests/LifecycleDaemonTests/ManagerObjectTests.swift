@@ -7,6 +7,7 @@ import LifecycleStorage
 import LifecycleSystemd
 import Logging
 import LifecycleTestSupport
+import Synchronization
 import Testing
 
 @Suite(.enabled(if: PrivateBus.isAvailable, "dbus-daemon is not installed"))
@@ -168,6 +169,59 @@ struct ManagerObjectTests {
         await fixture.requests.release()
         #expect(try await launch.value == 1)
         await fixture.stop()
+    }
+
+    @Test("a sender may have 32 calls waiting; more are refused with LimitsExceeded, another sender's are not")
+    func callsPerSender() async throws {
+        let fixture = try await ManagerFixture()
+        await fixture.requests.hold()
+        let finished = Tally()
+        let calls = (0..<40).map { _ in
+            Task {
+                defer { finished.add() }
+                return await fixture.error("Launch", arguments: Self.data)
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while finished.count < 8, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+
+        // Another connection's call is taken: once its Introspect, sent after it, is answered, it waits unanswered.
+        let other = try await SystemdBus.connect(.address(fixture.daemon.address), description: "other")
+        let otherCall = Task { () async throws(SystemdError) -> UInt64 in
+            try await other.call(
+                destination: ManagerInterface.busName, path: ManagerInterface.objectPath,
+                interface: ManagerInterface.name, member: "Launch", arguments: Self.data
+            ) { reply throws(SystemdError) in try UInt64(from: reply) }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let _: [BusValue] = try await other.call(
+            destination: ManagerInterface.busName, path: ManagerInterface.objectPath,
+            interface: "org.freedesktop.DBus.Introspectable", member: "Introspect"
+        )
+        #expect(finished.count == 8)
+
+        await fixture.requests.release()
+        var refusals: [SystemdError] = []
+        for call in calls {
+            if let error = await call.value { refusals.append(error) }
+        }
+        #expect(refusals.count == 8)
+        #expect(refusals.allSatisfy { $0.busErrorName == "org.freedesktop.DBus.Error.LimitsExceeded" })
+        #expect(refusals.first?.message?.contains("at most 32 at a time") == true)
+        #expect(try await otherCall.value == 33)
+        #expect(await fixture.requests.sent.count == 33)
+
+        // Answered calls no longer count: the sender may call again.
+        #expect(await fixture.error("Launch", arguments: Self.data) == nil)
+        await other.close()
+        await fixture.stop()
+    }
+
+    /// Counts from any task.
+    final class Tally: Sendable {
+        private let value = Mutex(0)
+        var count: Int { value.withLock { $0 } }
+        func add() { value.withLock { $0 += 1 } }
     }
 
     @Test("a second object cannot take the name; stop releases it")

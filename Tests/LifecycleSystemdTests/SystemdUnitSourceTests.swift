@@ -144,6 +144,45 @@ struct SystemdUnitSourceTests {
         }
     }
 
+    @Test("tries a failed resync again with back-off until it succeeds")
+    func failedResyncIsRetried() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            fixture.systemd.failListings(2)
+            try await fixture.systemd.emitManagerSignal("Reloading", [.bool(true)])
+            try await fixture.systemd.emitManagerSignal("Reloading", [.bool(false)])
+            try await fixture.events.expectNext(.reloading(true))
+            try await fixture.events.expectNext(.reloading(false))
+            // Nothing else asks for a resync: without the retries no initial would come.
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            #expect(fixture.systemd.calls.listUnits == 4)
+        }
+    }
+
+    @Test("stops at once while a failed resync waits to try again")
+    func stopWhileRetryingResync() async throws {
+        let daemon = try PrivateBus.start()
+        defer { daemon.stop() }
+        let systemd = try await FakeSystemd.start(address: daemon.address, units: [UnitFixtures.web])
+        let source = try SystemdUnitSource(
+            address: .address(daemon.address), patterns: [try UnitPattern("*.service")],
+            reconnectPolicy: ReconnectPolicy(initialDelay: .seconds(60), maximumDelay: .seconds(60)),
+            logger: UnitFixtures.logger()
+        )
+        let events = EventRecorder(source.events)
+        try await source.start()
+        try await events.expectNext(.initial([UnitFixtures.webSnapshot]))
+        systemd.failListings(1)
+        try await systemd.emitManagerSignal("Reloading", [.bool(false)])
+        try await events.expectNext(.reloading(false))
+        while systemd.calls.listUnits < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let stopping = ContinuousClock.now
+        await source.stop()
+        #expect(ContinuousClock.now - stopping < .seconds(10))
+        #expect(try await events.waitForFinish())
+        await systemd.close()
+    }
+
     @Test("after a reload, reads only each known unit's StateChangeTimestampMonotonic, and a moved unit in full")
     func reloadReadsLittle() async throws {
         try await Fixture.run { fixture in

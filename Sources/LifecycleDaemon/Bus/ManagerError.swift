@@ -9,7 +9,8 @@ import LifecycleSystemd
 /// - `org.lifecycled.Lifecycle1.ManualTrackNotAllowed`: a manual launch, wake or sleep of an autotracked unit;
 /// - `org.lifecycled.Lifecycle1.InvalidEventOrder`: a manual event out of order (a wake before any launch);
 /// - `org.lifecycled.Lifecycle1.UnknownUnit`: the unit is not watched, or (`GetUnit`) has no record;
-/// - `org.lifecycled.Lifecycle1.InvalidArgument`: a wrong signature, an invalid unit or event name, too much data.
+/// - `org.lifecycled.Lifecycle1.InvalidArgument`: a wrong signature, an invalid unit or event name, too much data;
+/// - `org.freedesktop.DBus.Error.LimitsExceeded`: too many calls of one caller waiting for their replies.
 public struct ManagerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The engine's `manualTrackNotAllowed`: the unit is autotracked.
     public static let manualTrackNotAllowed = LifecycleBusNames.ErrorName.manualTrackNotAllowed
@@ -21,6 +22,8 @@ public struct ManagerError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let invalidArgument = LifecycleBusNames.ErrorName.invalidArgument
     /// A call that reached lifecycled while it was stopping.
     public static let failed = "org.freedesktop.DBus.Error.Failed"
+    /// The standard error for a caller over a limit.
+    public static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
 
     /// The D-Bus error name.
     public var name: String
@@ -60,6 +63,14 @@ public struct ManagerError: Error, Sendable, Hashable, CustomStringConvertible {
         ManagerError(
             name: invalidArgument,
             message: "\(method.rawValue) takes arguments of type '\(method.inputSignature)', not '\(signature)'."
+        )
+    }
+
+    /// A call refused because its sender already has `limit` calls waiting for their replies.
+    static func tooManyCalls(limit: Int) -> ManagerError {
+        ManagerError(
+            name: limitsExceeded,
+            message: "Too many calls from this connection are waiting for lifecycled: at most \(limit) at a time."
         )
     }
 

@@ -13,8 +13,13 @@ import Logging
 /// never waits for the daemon, and calls are answered in the order they arrived.
 ///
 /// Access control is the D-Bus policy's (`org.lifecycled.Lifecycle1.conf`): on the system bus only root may call
-/// anything but `GetUnit`, `ListUnits`, `Introspect` and `Ping`.
+/// anything but `GetUnit`, `ListUnits`, `Introspect` and `Ping`. Every local user may call those, and a call waits
+/// for the daemon as long as it is busy (it holds requests while it recovers), so each sender may have at most
+/// ``callsPerSender`` calls waiting; more are refused at once with `org.freedesktop.DBus.Error.LimitsExceeded`.
 public actor ManagerObject {
+    /// The calls one sender (a unique bus name) may have waiting for their replies.
+    public static let callsPerSender = 32
+
     private struct Job: Sendable {
         var id: UInt64
         var call: ManagerCall
@@ -24,10 +29,13 @@ public actor ManagerObject {
     private final class PendingCall {
         let message: BusMessage
         let connection: BusConnection
+        /// The caller's unique name, whose count of waiting calls this one is in.
+        let sender: String
 
         init(message: BusMessage, connection: BusConnection) {
             self.message = message
             self.connection = connection
+            self.sender = message.sender ?? ""
         }
     }
 
@@ -39,6 +47,8 @@ public actor ManagerObject {
     private let jobsContinuation: AsyncStream<Job>.Continuation
     private var worker: Task<Void, Never>?
     private var pending: [UInt64: PendingCall] = [:]
+    /// How many calls in ``pending`` each sender has.
+    private var pendingBySender: [String: Int] = [:]
     private var lastID: UInt64 = 0
     private var ownedName: String?
 
@@ -134,17 +144,25 @@ public actor ManagerObject {
             send(try message.makeReturn(), replyingTo: message, on: connection)
         case nil, ManagerInterface.name?:
             guard let method = ManagerMethod(rawValue: member) else { return false }
-            let call: ManagerCall
+            let request: ManagerCall
             do {
-                call = try ManagerCall(method, from: message)
+                request = try ManagerCall(method, from: message)
             } catch {
                 logger.debug("Refused a call", metadata: ["method": "\(member)", "error": "\(error)"])
                 reply(.failure(error), to: message, on: connection)
                 return true
             }
+            let call = PendingCall(message: message, connection: connection)
+            let waiting = pendingBySender[call.sender, default: 0]
+            guard waiting < Self.callsPerSender else {
+                logger.debug("Refused a call", metadata: ["method": "\(member)", "sender": "\(call.sender)"])
+                reply(.failure(.tooManyCalls(limit: Self.callsPerSender)), to: message, on: connection)
+                return true
+            }
+            pendingBySender[call.sender] = waiting + 1
             lastID += 1
-            pending[lastID] = PendingCall(message: message, connection: connection)
-            if case .terminated = jobsContinuation.yield(Job(id: lastID, call: call)) {
+            pending[lastID] = call
+            if case .terminated = jobsContinuation.yield(Job(id: lastID, call: request)) {
                 finish(lastID, .failure(ManagerError(name: ManagerError.failed, message: "lifecycled is stopping.")))
             }
         default:
@@ -166,6 +184,8 @@ public actor ManagerObject {
 
     private func finish(_ id: UInt64, _ reply: ManagerReply) {
         guard let call = pending.removeValue(forKey: id) else { return }
+        let waiting = pendingBySender[call.sender, default: 1] - 1
+        pendingBySender[call.sender] = waiting > 0 ? waiting : nil
         self.reply(reply, to: call.message, on: call.connection)
     }
 

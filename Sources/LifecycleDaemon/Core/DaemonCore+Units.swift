@@ -156,7 +156,7 @@ extension DaemonCore {
 
     /// Before READY: `status` in `systemctl status`, and more time before systemd's start timeout.
     private mutating func extendStart(status: String) {
-        effects.append(.notify([.status(status), .extendTimeout(RecoveryProgress.timeoutExtension)]))
+        effects.append(.notify([.status(shown(status)), .extendTimeout(RecoveryProgress.timeoutExtension)]))
     }
 
     private func watchedCount(_ snapshots: [UnitSnapshot]) -> Int {

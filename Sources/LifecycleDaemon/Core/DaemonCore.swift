@@ -60,6 +60,8 @@ public struct DaemonCore: Sendable {
     let readsJournal: Bool
     /// Whether PID 1's journal entries are read for missed runs (the system manager, as root).
     let readsManagerJournal: Bool
+    /// Why the state directory cannot be written, found at start; the status says it until lifecycled restarts.
+    let stateDirectoryProblem: StateDirectoryProblem?
     var now: Milliseconds = 0
     var effects: [DaemonEffect] = []
     /// lifecycled's own figures for the metrics file, counted since this process started.
@@ -83,9 +85,11 @@ public struct DaemonCore: Sendable {
     var archiveChecked: Set<String> = []
 
     public init(
-        tracker: UnitTracker, unitsSetAside: Set<String> = [], readsJournal: Bool, readsManagerJournal: Bool
+        tracker: UnitTracker, unitsSetAside: Set<String> = [], readsJournal: Bool, readsManagerJournal: Bool,
+        stateDirectoryProblem: StateDirectoryProblem? = nil
     ) {
         self.tracker = tracker
+        self.stateDirectoryProblem = stateDirectoryProblem
         self.unitsSetAside = unitsSetAside
         self.readsJournal = readsJournal
         self.readsManagerJournal = readsManagerJournal && readsJournal
@@ -154,7 +158,7 @@ public struct DaemonCore: Sendable {
             health.busReconnects += 1
             isManagerStale = isManagerStale || isReady
             loseSignals()
-            effects.append(.notify([.status("Reconnecting to the bus: \(reason)")]))
+            effects.append(.notify([.status(shown("Reconnecting to the bus: \(reason)"))]))
         case .recovered(let answer): recover(with: answer)
         case .versionRead(let unit, let version): takeVersion(version, of: unit)
         case .runEndingRead(let unit, let id, let ending): takeEnding(ending, of: unit, invocationID: id)
@@ -174,6 +178,12 @@ public struct DaemonCore: Sendable {
 
     private mutating func start() {
         health.startTime = now
+        if let problem = stateDirectoryProblem {
+            // As with a full disk: a restart would not make the directory writable, and tracking loses nothing.
+            log(.error, "Cannot write the state directory \(problem.directory): failed to \(problem.step): "
+                + "\(problem.reason). Tracking goes on with the records in memory and every dispatch in the journal; "
+                + "each save is tried again, and the next start with a writable directory catches up from the journal")
+        }
         if readsJournal { adoptLeftovers() }
         let patterns = configuration.watch.map(\.pattern)
         guard !patterns.isEmpty else {
@@ -202,7 +212,7 @@ public struct DaemonCore: Sendable {
     private mutating func becomeReady() {
         guard !isReady else { return }
         isReady = true
-        effects.append(.notify([.ready, .status(statusText)]))
+        effects.append(.notify([.ready, .status(shown(statusText))]))
         // The tracking entry says it in the journal ("Tracking: Watching N loaded units"): no second log line.
         effects.append(.markTracking(status: statusText))
         // Loading, the journal checks and the first listing are over: what they freed can go.
@@ -213,7 +223,14 @@ public struct DaemonCore: Sendable {
     mutating func report(status: String) {
         guard status != statusText else { return }
         statusText = status
-        if isReady { effects.append(.notify([.status(status)])) }
+        if isReady { effects.append(.notify([.status(shown(status))])) }
+    }
+
+    /// `status` as `systemctl status` shows it: a state directory that cannot be written comes first, whatever else
+    /// is going on.
+    func shown(_ status: String) -> String {
+        guard let problem = stateDirectoryProblem else { return status }
+        return "Degraded: \(problem); \(status)"
     }
 
     // MARK: - Requests, reloads, timers
@@ -236,7 +253,7 @@ public struct DaemonCore: Sendable {
         switch result {
         case .failure(let error):
             log(.error, "Failed to reload the configuration, keeping the previous one: \(error)")
-            effects.append(.notify([.status("Configuration reload failed: \(error)")]))
+            effects.append(.notify([.status(shown("Configuration reload failed: \(error)"))]))
         case .success(let reloaded):
             let previous = configuration
             let loaded = reloaded.configuration

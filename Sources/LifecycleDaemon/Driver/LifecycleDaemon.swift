@@ -44,7 +44,8 @@ public actor LifecycleDaemon {
     }
 
     /// Locks the state directory and loads its state files; fails when another lifecycled uses the directory, when
-    /// it cannot be read, or when it holds a file from a newer version.
+    /// it cannot be read, or when it holds a file from a newer version. A directory that cannot be created or
+    /// written is no failure: the core reports it and tracks on (``StateDirectoryProblem``).
     ///
     /// - Parameter thread: the loop's thread, shared with the caller; nil to start one.
     public init(
@@ -52,9 +53,17 @@ public actor LifecycleDaemon {
     ) throws {
         self.options = options
         self.logger = logger
-        self.store = StateStore(directory: options.stateDirectory(configuration))
-        self.lock = try StateDirectoryLock(directory: store.directory)
-        let contents = try store.loadAll()
+        let store = StateStore(directory: options.stateDirectory(configuration))
+        self.store = store
+        let lock = try StateDirectoryLock(directory: store.directory)
+        self.lock = lock
+        let problem = lock.writeProblem
+        if lock.lockedPath == nil {
+            logger.warning("Cannot lock the state directory \(store.directory): nothing keeps a second lifecycled off it")
+        }
+        // A directory that cannot be written is loaded without changing anything: corrupt files stay in place, and
+        // their units are rebuilt from the journal as when they are moved aside.
+        let contents = try StateStore(directory: store.directory, readOnly: problem != nil).loadAll()
         self.stateFiles = StateFileWriter(store: store)
         for warning in contents.warnings {
             logger.warning("\(warning)")
@@ -73,7 +82,7 @@ public actor LifecycleDaemon {
         let isRoot = getuid() == 0
         core = DaemonCore(
             tracker: tracker, unitsSetAside: setAside, readsJournal: isRoot,
-            readsManagerJournal: options.bus(configuration) == .system
+            readsManagerJournal: options.bus(configuration) == .system, stateDirectoryProblem: problem
         )
         (inputs, input) = AsyncStream.makeStream(of: DaemonInput.self, bufferingPolicy: .unbounded)
         self.thread = try BusThread.shared(thread, orNew: "lifecycled")

@@ -60,25 +60,59 @@ extension SystemdUnitSource {
         resyncTask = Task(executorPreference: thread) { await self.runRequestedResyncs() }
     }
 
+    /// Resyncs while asked to. A failed resync is tried again after the reconnect policy's back-off: nothing else
+    /// would ask before systemd's next reload or owner change, and after an owner change PID 1 has forgotten
+    /// `Subscribe()`, so no unit signal comes until a resync succeeds. A lost connection ends the retries (the
+    /// reconnect resyncs), and so does ``stop()``.
     private func runRequestedResyncs() async {
         defer {
             resyncTask = nil
             // Asked again while a failing attempt was still winding down (e.g. right after a reconnect).
             if isResyncRequested, isEstablished, !isStopped { requestResync() }
         }
+        var failures = 0
         while isResyncRequested, isEstablished, !isStopped, let connection {
             isResyncRequested = false
             let full = isFullReadNeeded
             isFullReadNeeded = false
             do throws(SystemdError) {
                 try await synchronize(on: connection, full: full)
+                if failures > 0 {
+                    logger.notice("Resynced with systemd after failed attempts", metadata: ["attempts": "\(failures + 1)"])
+                    failures = 0
+                }
             } catch {
                 isFullReadNeeded = isFullReadNeeded || full
-                // A broken connection is handled by the reconnect; otherwise the next owner change asks again.
-                logger.warning("Failed to resync with systemd", metadata: ["error": "\(error)"])
-                return
+                // A broken connection is the reconnect's to handle: it resyncs in full.
+                guard connection.failure == nil, connection === self.connection, !isStopped else { return }
+                failures += 1
+                let delay = policy.delay(afterFailures: failures - 1)
+                logger.warning("Failed to resync with systemd, trying again", metadata: [
+                    "error": "\(error)", "attempt": "\(failures)", "retry_in": "\(delay)",
+                ])
+                isResyncRequested = true
+                await waitBeforeRetry(delay)
             }
         }
+    }
+
+    /// Waits `delay` on the thread's own timer (never `Task.sleep`: nothing of the source runs on Swift's global
+    /// executor); ``stop()`` ends the wait at once.
+    private func waitBeforeRetry(_ delay: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let timer = thread.schedule(after: delay) { [weak self] in
+                self?.assumeIsolated { source in source.endRetryWait() }
+            }
+            retryWait = (timer, continuation)
+        }
+    }
+
+    /// Ends a ``waitBeforeRetry(_:)`` in progress, if any.
+    func endRetryWait() {
+        guard let (timer, continuation) = retryWait else { return }
+        retryWait = nil
+        thread.cancel(timer)
+        continuation.resume()
     }
 
     /// Calls `Subscribe()`; `AlreadySubscribed` (a second call on the same connection) is success.

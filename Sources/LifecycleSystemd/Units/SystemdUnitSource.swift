@@ -22,7 +22,8 @@ import Logging
 /// object loads the unit, which PID 1 announces with `UnitNew` and then garbage-collects, endlessly.
 ///
 /// It resyncs (re-subscribes, lists again, sends a new `initial`) after `Reloading(false)` and whenever systemd's
-/// bus name gets a new owner, and reconnects with back-off when the bus connection breaks. After a reload it reads
+/// bus name gets a new owner, tries a failed resync again with back-off, and reconnects with back-off when the bus
+/// connection breaks. After a reload it reads
 /// again only units whose state moved: a reload changes no unit's run state.
 ///
 /// Call ``stop()`` when done: it closes the connection, finishes ``events`` and ends the thread.
@@ -69,6 +70,8 @@ public actor SystemdUnitSource {
     var resyncCount = 0
     var isResyncRequested = false
     var resyncTask: Task<Void, Never>?
+    /// The timer and the task of a failed resync waiting to try again.
+    var retryWait: (timer: BusTimerID, continuation: CheckedContinuation<Void, Never>)?
     var reconnectTask: Task<Void, Never>?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -132,7 +135,8 @@ public actor SystemdUnitSource {
         for task in tasks {
             task.cancel()
         }
-        // Closing fails the pending calls, which lets the tasks above finish.
+        // Closing fails the pending calls, and ending the wait wakes a resync waiting to retry: the tasks above finish.
+        endRetryWait()
         resync = nil
         closeConnection()
         for task in tasks {

@@ -33,6 +33,10 @@ struct Status: ParsableCommand {
             and unit from the unit's newest dispatch: MACHINE is the sender's hostname (_HOSTNAME), STATE follows \
             the last event, LAUNCHES and CRASHES are the totals of its LIFECYCLE_PAYLOAD.
 
+            A state directory that does not exist, or is read-only (also only for the running lifecycled, as seen \
+            through /proc/PID/root, when run as root), is a warning on standard error: lifecycled then keeps its \
+            records in memory only.
+
             Whether lifecycled runs is read from /proc, without D-Bus. Colours are used only when standard output is \
             a terminal and NO_COLOR is not set. "list" and "list-units" are other names of this command.
             """,
@@ -75,6 +79,10 @@ struct Status: ParsableCommand {
         let records = contents.records.filter(filter.includes)
 
         let daemon = DaemonProbe().status()
+        for problem in StateDirectoryCheck().problems(directory: selection.stateDirectory, daemon: daemon) {
+            printError("lifecyclectl: Warning: \(problem): lifecycled keeps its records in memory only, and the "
+                + "state files shown here fall behind.")
+        }
         let now = Terminal.now
         let output =
             if options.json {

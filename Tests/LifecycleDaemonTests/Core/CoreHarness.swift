@@ -69,14 +69,17 @@ struct CoreHarness {
 
     init(
         records: [UnitRecord] = [], pattern: String = "web*.service", autotracking: Bool = true,
-        metricsFile: String? = nil, archiveAfterMinutes: Int = LifecycleConfiguration.defaultArchiveAfterMinutes
+        metricsFile: String? = nil, archiveAfterMinutes: Int = LifecycleConfiguration.defaultArchiveAfterMinutes,
+        stateDirectoryProblem: StateDirectoryProblem? = nil
     ) throws {
         let rule = WatchRule(pattern: try UnitPattern(pattern), autotrackingEnabled: autotracking)
         let configuration = LifecycleConfiguration(
             watch: [rule], metricsFile: metricsFile, archiveAfterMinutes: archiveAfterMinutes
         )
         let tracker = UnitTracker(configuration: configuration, timeZone: Self.utc, records: records)
-        core = DaemonCore(tracker: tracker, readsJournal: true, readsManagerJournal: true)
+        core = DaemonCore(
+            tracker: tracker, readsJournal: true, readsManagerJournal: true, stateDirectoryProblem: stateDirectoryProblem
+        )
     }
 
     /// Hands `input` to the core and performs its effects, answering what can be answered at once.

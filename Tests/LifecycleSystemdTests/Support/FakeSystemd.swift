@@ -61,6 +61,8 @@ final class FakeSystemd: Sendable {
         let units: Mutex<[Unit]>
         let calls = Mutex(Calls())
         let subscribers = Mutex(Set<String>())
+        /// How many of the next `ListUnitsByPatterns` calls are answered with an error.
+        let failingListings = Mutex(0)
         init(units: [Unit]) { self.units = Mutex(units) }
     }
 
@@ -98,6 +100,12 @@ final class FakeSystemd: Sendable {
         state.units.withLock { units in
             for index in units.indices where units[index].name == name { change(&units[index]) }
         }
+    }
+
+    /// Answers the next `count` `ListUnitsByPatterns` calls with `org.freedesktop.DBus.Error.Failed`, as PID 1 does
+    /// when it cannot serve a call (e.g. out of memory).
+    func failListings(_ count: Int) {
+        state.failingListings.withLock { $0 = count }
     }
 
     func close() async {
@@ -150,6 +158,14 @@ final class FakeSystemd: Sendable {
             _ = try [String](from: call)
             let patterns = try [String](from: call)
             state.calls.withLock { $0.listUnits += 1 }
+            let fails = state.failingListings.withLock { remaining in
+                defer { remaining = max(remaining - 1, 0) }
+                return remaining > 0
+            }
+            if fails {
+                try connection.send(try call.makeError(name: "org.freedesktop.DBus.Error.Failed", message: "Listing failed"))
+                return true
+            }
             let units = state.units.withLock { $0 }.filter { unit in
                 patterns.isEmpty || patterns.contains { fnmatch($0, unit.name, FNM_NOESCAPE) == 0 }
             }
