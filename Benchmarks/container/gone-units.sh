@@ -154,7 +154,8 @@ run_units() {
     if [[ $driver == sd-bus ]]; then
         run_line=$(c_exec /opt/lc-gone-driver/churn lc-gone "$UNITS" "$PARALLEL" 0)
     else
-        # PARALLEL loops, unit i in loop i % PARALLEL; a refused request is counted, not retried.
+        # PARALLEL loops, unit i in loop i % PARALLEL; a refused request is counted, not retried. (No awk inside: the
+        # container's /etc, where its alternatives link lives, is a fresh tmpfs.)
         # shellcheck disable=SC2016 # expanded by the shell inside the container
         run_line=$(c_exec bash -c '
             for ((p = 0; p < $2; p++)); do
@@ -163,7 +164,7 @@ run_units() {
                 done; echo "$f" >/run/lc-gone/failed-$p) &
             done
             wait
-            cat /run/lc-gone/failed-* | awk "{ n += \$1 } END { print \"failed_calls=\" n + 0 }"' _ "$UNITS" "$PARALLEL")
+            n=0; for f in /run/lc-gone/failed-*; do n=$((n + $(<"$f"))); done; echo "failed_calls=$n"' _ "$UNITS" "$PARALLEL")
         while [[ -n $(c_exec systemctl list-units --all --no-legend 'lc-gone-*.service') ]]; do sleep 0.5; done
     fi
     run_seconds=$(elapsed "$started")

@@ -209,7 +209,10 @@ struct JournalRecoveryReader {
         let boot = entry.fields["_BOOT_ID"]
         let monotonic = entry.fields["_SOURCE_MONOTONIC_TIMESTAMP"].flatMap { UInt64($0) } ?? entry.monotonicMicroseconds
         return RunEnding.Entry(
-            messageID: messageID, time: Milliseconds(sent / 1_000), fields: entry.fields,
+            // The known ids as their constants: a long history keeps several entries per run, and each id read from
+            // the journal is a string of its own (32 bytes, out of line).
+            messageID: RunEnding.MessageID.all.first { $0 == messageID } ?? messageID,
+            time: Milliseconds(sent / 1_000), fields: entry.fields,
             monotonicMicroseconds: boot != nil && boot == currentBoot ? monotonic : nil,
             positionTime: boot.flatMap { position?.wallClock(ofMonotonic: monotonic, boot: $0) }
         )

@@ -66,7 +66,9 @@ public struct RunHistory: Sendable, Hashable {
             // The run is the key; the id and the time are the entry's own properties. A new dictionary, not the
             // entry's with keys removed: that would keep its whole capacity for each kept entry.
             var kept = entry
-            kept.fields = entry.fields.filter { !Self.namingFields.contains($0.key) }
+            let fields = entry.fields.filter { !Self.namingFields.contains($0.key) }
+            // Most kept entries have no field left: the shared empty dictionary then, not an allocation each.
+            kept.fields = fields.isEmpty ? [:] : fields
             if byRun[unit]?[id] == nil { order[unit, default: []].append(id) }
             byRun[unit, default: [:]][id, default: []].keepFirstAndLast(kept)
         }
