@@ -195,8 +195,12 @@ extension DaemonCore {
                 readVersion(transition)
                 return
             }
-            awaited = .ending(of: previous, before: transition)
-            effects.append(.readRunEnding(unit: transition.unit, invocationID: previous))
+            runEndingBarriers += 1
+            awaited = .ending(of: previous, before: transition, reads: 1, barrier: runEndingBarriers)
+            effects.append(.readRunEnding(
+                unit: transition.unit, invocationID: previous,
+                barrier: RunEndingBarrier(number: runEndingBarriers, write: true)
+            ))
             return
         }
         readVersion(transition)
@@ -224,10 +228,16 @@ extension DaemonCore {
         effects.append(.readVersion(unit: transition.unit, invocationID: transition.invocationID, source: source))
     }
 
-    mutating func takeEnding(_ ending: RunEnding?, of unit: String, invocationID: String) {
-        guard case .ending(let previous, let transition)? = awaited, transition.unit == unit, previous == invocationID
+    mutating func takeEnding(_ ending: RunEnding?, of unit: String, invocationID: String, barrierSeen: Bool) {
+        guard case .ending(let previous, let transition, let reads, _)? = awaited, transition.unit == unit,
+            previous == invocationID
         else {
             log(.debug, "Ignored an ending of \(unit) that was not asked for")
+            return
+        }
+        if ending == nil, !barrierSeen, reads < RunEndingBarrier.readLimit {
+            // journald has not caught up with the change yet: slow, not silent.
+            effects.append(.arm(.retryRunEnding, at: now + RunEndingBarrier.delay(afterReads: reads)))
             return
         }
         awaited = nil
@@ -239,10 +249,20 @@ extension DaemonCore {
             }
             apply(MappedTransition(unit: unit, transition: end, invocationID: previous, time: time, monotonicMicroseconds: 0), version: nil)
         } else {
-            log(.info, "\(unit): no end of run \(previous) in PID 1's journal before run \(transition.invocationID): its end is unknown")
+            let why = barrierSeen ? "" : " (the journal did not catch up within \(RunEndingBarrier.patience / 1_000) s)"
+            log(.info, "\(unit): no end of run \(previous) in PID 1's journal before run \(transition.invocationID): its end is unknown\(why)")
             endUnknown(previous, before: transition)
         }
         readVersion(transition)
+    }
+
+    /// The retry timer fired: the run's end is read again, looking for the barrier written at the first read.
+    mutating func readRunEndingAgain() {
+        guard case .ending(let previous, let transition, let reads, let barrier)? = awaited else { return }
+        awaited = .ending(of: previous, before: transition, reads: reads + 1, barrier: barrier)
+        effects.append(.readRunEnding(
+            unit: transition.unit, invocationID: previous, barrier: RunEndingBarrier(number: barrier, write: false)
+        ))
     }
 
     /// Run `previous` is over, since `next` began, but no source says how: a sleep marked unknown, never a crash, at

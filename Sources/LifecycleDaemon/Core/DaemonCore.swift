@@ -27,8 +27,8 @@ public struct DaemonCore: Sendable {
 
     /// What a begin waits for.
     enum AwaitedAnswer: Sendable {
-        /// How the unit's previous run ended, which no signal showed.
-        case ending(of: String, before: MappedTransition)
+        /// How the unit's previous run ended, which no signal showed: the reads so far, and the barrier written.
+        case ending(of: String, before: MappedTransition, reads: Int, barrier: UInt64)
         /// The unit's version.
         case version(for: MappedTransition)
         /// The archived records of units shown for the first time, before `input`, which shows them, is taken.
@@ -83,6 +83,8 @@ public struct DaemonCore: Sendable {
     var goneUnits = GoneUnits()
     /// The units the archive was just asked about, which the input held for them does not ask about again.
     var archiveChecked: Set<String> = []
+    /// The barriers written for run endings so far (``RunEndingBarrier``).
+    var runEndingBarriers: UInt64 = 0
 
     public init(
         tracker: UnitTracker, unitsSetAside: Set<String> = [], readsJournal: Bool, readsManagerJournal: Bool,
@@ -161,7 +163,8 @@ public struct DaemonCore: Sendable {
             effects.append(.notify([.status(shown("Reconnecting to the bus: \(reason)"))]))
         case .recovered(let answer): recover(with: answer)
         case .versionRead(let unit, let version): takeVersion(version, of: unit)
-        case .runEndingRead(let unit, let id, let ending): takeEnding(ending, of: unit, invocationID: id)
+        case .runEndingRead(let unit, let id, let ending, let seen):
+            takeEnding(ending, of: unit, invocationID: id, barrierSeen: seen)
         case .sent(let count, let refused): sent(count: count, refused: refused)
         case .lookedUp(let dispatches, let check): lookedUp(dispatches, check: check)
         case .journalTailRead(let position): takeJournalTail(position)
@@ -283,6 +286,8 @@ public struct DaemonCore: Sendable {
             readJournalTail()
         case .archiveGoneUnits:
             archiveGoneUnits()
+        case .retryRunEnding:
+            readRunEndingAgain()
         }
     }
 

@@ -21,9 +21,9 @@ public enum DaemonEffect: Sendable, Equatable {
     /// Read the version of the unit's run by its source while the run's unit is loaded; answer
     /// ``DaemonInput/versionRead(unit:version:)``.
     case readVersion(unit: String, invocationID: String, source: VersionSource)
-    /// Read how a run ended from PID 1's journal, waiting a little for journald to have it; answer
-    /// ``DaemonInput/runEndingRead(unit:invocationID:ending:)``.
-    case readRunEnding(unit: String, invocationID: String)
+    /// Read how a run ended from PID 1's journal; answer ``DaemonInput/runEndingRead(unit:invocationID:ending:barrierSeen:)``.
+    /// Before the read: write probe `barrier` when asked to (``RunEndingBarrier``), and look whether the journal shows it.
+    case readRunEnding(unit: String, invocationID: String, barrier: RunEndingBarrier)
     /// Read PID 1's and lifecycled's journal for what was missed; answer ``DaemonInput/recovered(_:)``.
     case readRecovery(RecoveryQuery)
     /// Find the archived records of these units, which systemd shows for the first time since they were archived (or

@@ -25,8 +25,9 @@ public enum DaemonInput: Sendable, Equatable {
     case recovered(RecoveryAnswer)
     /// The answer to ``DaemonEffect/readVersion(unit:invocationID:source:)``: nil when it could not be read.
     case versionRead(unit: String, version: String?)
-    /// The answer to ``DaemonEffect/readRunEnding(unit:invocationID:)``: nil when the journal does not say.
-    case runEndingRead(unit: String, invocationID: String, ending: RunEnding?)
+    /// The answer to ``DaemonEffect/readRunEnding(unit:invocationID:barrier:)``: nil when the journal does not say (yet),
+    /// and whether the journal showed the barrier before it was read (then it says all it will).
+    case runEndingRead(unit: String, invocationID: String, ending: RunEnding?, barrierSeen: Bool)
     /// The answer to ``DaemonEffect/send(_:)``: the first `sent` entries reached the journal; when `refused`, the
     /// next one was refused and the rest were not tried.
     case sent(count: Int, refused: Bool)
@@ -111,4 +112,6 @@ public enum DaemonTimer: Sendable, Hashable {
     case advanceJournalPosition
     /// Archive the records of units that have been gone long enough (``GoneUnits``).
     case archiveGoneUnits
+    /// Read again how a run ended: the journal did not show it, nor the barrier written after it (``RunEndingBarrier``).
+    case retryRunEnding
 }

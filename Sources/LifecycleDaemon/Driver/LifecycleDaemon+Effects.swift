@@ -7,11 +7,6 @@ import LifecycleSystemd
 import Logging
 
 extension LifecycleDaemon {
-    /// How often, and how far apart, PID 1's journal is asked how a run ended that no signal showed end: PID 1
-    /// writes the entry just before the change that showed the next run, and journald may not have stored it yet.
-    static let runEndingAttempts = 5
-    static let runEndingInterval = Duration.milliseconds(100)
-
     /// Performs one effect of the core.
     ///
     /// - Returns: the answer to give the core at once, for effects that have one and can give it now.
@@ -42,8 +37,8 @@ extension LifecycleDaemon {
             return .versionRead(
                 unit: unit, version: await version(of: unit, invocationID: invocationID, from: versionSource)
             )
-        case .readRunEnding(let unit, let invocationID):
-            return .runEndingRead(unit: unit, invocationID: invocationID, ending: await ending(of: unit, invocationID: invocationID))
+        case .readRunEnding(let unit, let invocationID, let barrier):
+            return readEnding(of: unit, invocationID: invocationID, barrier: barrier)
         case .readRecovery(let query):
             return .recovered(JournalRecoveryReader(logger: logger, positionFile: positionFile).answer(query))
         case .readJournalTail:
@@ -166,13 +161,28 @@ extension LifecycleDaemon {
     /// Where the position in PID 1's journal that the next start recovers from is kept.
     private var positionFile: JournalPositionFile { JournalPositionFile(directory: store.directory) }
 
-    private func ending(of unit: String, invocationID: String) async -> RunEnding? {
-        let reader = JournalRecoveryReader(logger: logger, positionFile: positionFile)
-        for attempt in 1...Self.runEndingAttempts {
-            if let ending = reader.ending(of: unit, invocationID: invocationID) { return ending }
-            if attempt < Self.runEndingAttempts { await thread.sleep(for: Self.runEndingInterval) }
+    /// How the run ended by PID 1's journal, after a look for the barrier: looked for first, since an entry of PID 1's
+    /// that is written between a read that misses it and a look that finds the barrier would otherwise be missed.
+    private func readEnding(of unit: String, invocationID: String, barrier: RunEndingBarrier) -> DaemonInput {
+        if barrier.write {
+            do {
+                try journal.send(JournalProbeEntry.fields(barrier: barrier.number, unit: unit))
+            } catch {
+                logger.warning("Failed to write a probe to the journal", metadata: ["error": "\(error)"])
+            }
         }
-        return nil
+        let seen: Bool
+        do {
+            seen = try JournalReader().contains([JournalProbeEntry.query(barrier: barrier.number, pid: getpid())])[0]
+        } catch {
+            logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
+            seen = false
+        }
+        let reader = JournalRecoveryReader(logger: logger, positionFile: positionFile)
+        return .runEndingRead(
+            unit: unit, invocationID: invocationID, ending: reader.ending(of: unit, invocationID: invocationID),
+            barrierSeen: seen
+        )
     }
 
     /// Subscribes to systemd for `patterns`, replacing the current subscription (none when `patterns` is empty).

@@ -22,6 +22,28 @@ enum JournalProbeEntry {
 
     /// The matches that find probe `number` of the process `pid` among lifecycled's own root-owned entries.
     static func query(number: UInt64, pid: Int32) -> [String] {
-        DispatchJournalEntry.ownEntries + ["MESSAGE_ID=\(messageID)", "_PID=\(pid)", "\(numberField)=\(number)"]
+        query(label: String(number), pid: pid)
+    }
+
+    /// The probe written before a run's end is looked for (``RunEndingBarrier``), labelled `end-N` so that it is never
+    /// taken for a delivery probe of the same number.
+    static func fields(barrier: UInt64, unit: String) -> [(name: String, value: String)] {
+        [
+            ("MESSAGE", "Checking the journal for how the previous run of \(unit) ended"),
+            ("MESSAGE_ID", messageID),
+            ("PRIORITY", "7"),
+            ("SYSLOG_IDENTIFIER", DispatchJournalEntry.syslogIdentifier),
+            (numberField, barrierLabel(barrier)),
+        ]
+    }
+
+    static func query(barrier: UInt64, pid: Int32) -> [String] {
+        query(label: barrierLabel(barrier), pid: pid)
+    }
+
+    private static func barrierLabel(_ number: UInt64) -> String { "end-\(number)" }
+
+    private static func query(label: String, pid: Int32) -> [String] {
+        DispatchJournalEntry.ownEntries + ["MESSAGE_ID=\(messageID)", "_PID=\(pid)", "\(numberField)=\(label)"]
     }
 }

@@ -56,6 +56,10 @@ struct CoreHarness {
     var watched: [[UnitPattern]] = []
     /// How runs ended by PID 1's journal, by InvocationID, for ``DaemonEffect/readRunEnding(unit:invocationID:)``.
     var runEndings: [String: RunEnding] = [:]
+    /// How many reads of a run's end find the journal behind (a stalled journald: neither the end nor the barrier);
+    /// and every read so far.
+    var journalLagReads = 0
+    var endingReads = 0
     /// Start-up's milestones in order: "leftovers" (the look-up of pending entries), "ready", "release" (memory).
     var milestones: [String] = []
     /// Each batch of runs whose versions were asked for ahead.
@@ -128,8 +132,12 @@ struct CoreHarness {
                 return nil
             }
             return .versionRead(unit: unit, version: version)
-        case .readRunEnding(let unit, let id):
-            return .runEndingRead(unit: unit, invocationID: id, ending: runEndings[id])
+        case .readRunEnding(let unit, let id, _):
+            endingReads += 1
+            let caughtUp = endingReads > journalLagReads
+            return .runEndingRead(
+                unit: unit, invocationID: id, ending: caughtUp ? runEndings[id] : nil, barrierSeen: caughtUp
+            )
         case .readRecovery(let query):
             recoveryQueries.append(query)
             return recovery.map(DaemonInput.recovered)

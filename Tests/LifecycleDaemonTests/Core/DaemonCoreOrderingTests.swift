@@ -125,6 +125,43 @@ struct DaemonCoreOrderingTests {
         #expect(h.logs.contains { $0.message.contains("no end of run \(H.run("b"))") })
     }
 
+    @Test("a stalled journald: the end of a run no signal showed is read again until the barrier shows, then found")
+    func stalledJournalShowsTheEndLater() throws {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.runEndings[H.run("a")] = .failed(CrashDetails(result: "exit-code", execMainCode: 1, execMainStatus: 1), at: H.t0 + 5_000)
+        h.journalLagReads = 3
+        h.send(.changed(H.snapshot("active", "b", second: 6)))
+        #expect(h.dispatches() == ["1 launch a"], "nothing is taken for the end while the journal is behind")
+        h.send(.changed(H.snapshot("inactive", "b", second: 7)))
+        #expect(h.dispatches() == ["1 launch a"], "later changes wait behind the run's end")
+        #expect(h.armed[.retryRunEnding] == h.now + 100)
+        h.fire(.retryRunEnding)
+        #expect(h.armed[.retryRunEnding] == h.now + 200, "backing off")
+        h.fire(.retryRunEnding)
+        h.fire(.retryRunEnding)
+        #expect(h.endingReads == 4)
+        #expect(h.dispatches() == ["1 launch a", "2 crash a", "3 launch b", "4 sleep b"], "the crash, not an unknown end")
+    }
+
+    @Test("a journal that never catches up: after the patience, the end is unknown and the rest goes on")
+    func journalNeverCatchesUp() throws {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.journalLagReads = 1_000
+        h.send(.changed(H.snapshot("active", "b", second: 6)))
+        let started = h.now
+        while h.armed[.retryRunEnding] != nil, h.endingReads < 100 { h.fire(.retryRunEnding) }
+        #expect(h.now - started <= 20_000)
+        #expect(h.now - started >= 15_000)
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a unknown", "3 wake b"])
+        #expect(h.logs.contains { $0.message.contains("did not catch up within 20 s") })
+    }
+
     @Test("the first start on a machine rebuilds the units' past from PID 1's whole journal; past runs read no version")
     func historyFromDayOne() throws {
         var h = try H()

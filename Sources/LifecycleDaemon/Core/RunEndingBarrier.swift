@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+
+/// A probe written before a run's end is looked for in PID 1's journal, when no signal showed that end.
+///
+/// PID 1 logs a run's end before it sends the change that shows the next run, and journald takes the entries of its
+/// socket in order; so once the journal shows a probe that lifecycled wrote after that change, it shows PID 1's entry
+/// too, or never will (a unit PID 1 logs nothing of). Until then a stalled journald is only slow: the read is tried
+/// again, on a timer, for up to ``patience``, and a crash is not taken for an end nobody saw.
+public struct RunEndingBarrier: Sendable, Equatable {
+    /// The probe's number, among the barriers of this process.
+    public var number: UInt64
+    /// Whether to write the probe before this read (the first read of the run's end), or only to look for it.
+    public var write: Bool
+
+    public init(number: UInt64, write: Bool) {
+        self.number = number
+        self.write = write
+    }
+
+    /// How long after the first read the journal is given to show the barrier; then the end is taken as unknown.
+    static let patience: Milliseconds = 20_000
+
+    /// The wait before read `reads + 1`: 100 ms, doubling, at most a second.
+    static func delay(afterReads reads: Int) -> Milliseconds {
+        min(1_000, 100 << min(max(reads - 1, 0), 4))
+    }
+
+    /// How many reads fit in ``patience``.
+    static let readLimit: Int = {
+        var reads = 1
+        var waited: Milliseconds = 0
+        while waited + delay(afterReads: reads) <= patience {
+            waited += delay(afterReads: reads)
+            reads += 1
+        }
+        return reads
+    }()
+}
