@@ -777,8 +777,8 @@ class Oracle:
 
     def report(self, out):
         order = ["evidence", "skipped-start", "lost-begin", "lost-end", "duplicate-begin", "duplicate-end",
-                 "false-sleep", "false-crash", "invented", "duplicate-sequence", "sequence-gap", "out-of-order", "counters",
-                 "crash-details", "begin-kind", "premature", "time", "not-reconciled", "falsely-reconciled"]
+                 "false-sleep", "false-crash", "invented", "duplicate-sequence", "sequence-gap", "out-of-order",
+                 "counters", "crash-details", "begin-kind", "premature", "time", "not-reconciled", "falsely-reconciled"]
         self.violations.sort(key=lambda v: (order.index(v[0]) if v[0] in order else 99, v[1], v[2]))
         for kind, unit, inv, expected, found, lines in self.violations:
             out.write("VIOLATION %s: %s run %s: expected %s; found %s\n" % (kind, unit, inv, expected, found))
