@@ -29,8 +29,9 @@ when PID 1 logged "Starting" (7d4958e8…) or "Started"/"Finished" (39f53479…)
 two (a oneshot, a Type=notify or a failing start logs "Starting" when it enters activating; a quick Type=simple start
 logs only "Started", right when it becomes active). Its end is the first of "Failed with result" (d9b373ed…,
 UNIT_RESULT: a failure) and "Deactivated successfully" (7ad2d189…: a clean end), else "Stopped" (9d1aaa27…: a clean
-end); the run's last "Main process exited" (98e32220…) before its end gives EXIT_CODE and EXIT_STATUS. These are the
-entries PID 1 writes at the very state change lifecycled reads over D-Bus, so they also anchor LIFECYCLE_TIME.
+end); the run's last "Main process exited" (98e32220…, COMMAND=ExecStart) before its end gives EXIT_CODE and
+EXIT_STATUS (a control process's exit, e.g. "Condition check process exited", has the same MESSAGE_ID and another
+COMMAND: it gives none; with no main process exit only UNIT_RESULT is compared). These are the entries PID 1 writes at the very state change lifecycled reads over D-Bus, so they also anchor LIFECYCLE_TIME.
 
 A start that ExecCondition= skipped is no run: PID 1 (systemd 252) logs "Starting", then "Skipped due to
 'exec-condition'" (0e4284a0…, UNIT_RESULT=exec-condition) and the job's "Condition check resulted in … being
@@ -204,7 +205,10 @@ class Run:
             if stopped:
                 self.end, self.end_kind = stopped[0], "sleep"
         if self.end is not None:
-            exits = [e for e in self.entries if e.id == PROCESS_EXIT and e.pos <= self.end.pos]
+            # The main process's exit: PID 1 logs a control process's (ExecCondition=, ExecStartPre=, ...) with the
+            # same MESSAGE_ID and another COMMAND.
+            exits = [e for e in self.entries if e.id == PROCESS_EXIT and e.pos <= self.end.pos
+                     and e.get("COMMAND") in (None, "ExecStart")]
             self.exit = exits[-1] if exits else None
 
 
@@ -247,7 +251,7 @@ class Dispatch:
 
 def pid1_line(e):
     extra = []
-    for name in ("JOB_TYPE", "JOB_RESULT", "UNIT_RESULT", "EXIT_CODE", "EXIT_STATUS", "N_RESTARTS"):
+    for name in ("JOB_TYPE", "JOB_RESULT", "UNIT_RESULT", "COMMAND", "EXIT_CODE", "EXIT_STATUS", "N_RESTARTS"):
         v = e.get(name)
         if v:
             extra.append("%s=%s" % (name, v))

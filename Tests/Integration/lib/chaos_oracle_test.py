@@ -352,6 +352,7 @@ class OracleTests(unittest.TestCase):
         h = cond_history()
         inv = "97" * 16
         h.pid1(14.0, oracle.STARTING, COND, inv)
+        h.pid1(14.01, oracle.PROCESS_EXIT, COND, inv, COMMAND="ExecCondition", EXIT_CODE="exited", EXIT_STATUS="255")
         h.pid1(14.01, oracle.FAILURE, COND, inv, UNIT_RESULT="exit-code")
         h.pid1(14.01, oracle.START_FAILED, COND, inv, JOB_TYPE="start", JOB_RESULT="failed")
         o, out = h.judge(state(4, 1, 2, 2, 0, unit=COND))
@@ -360,6 +361,20 @@ class OracleTests(unittest.TestCase):
         h.dispatch(14.0, "wake", inv, unit=COND).dispatch(14.01, "crash", inv, unit=COND, unit_result="exit-code")
         o, out = h.judge(state(6, 1, 3, 2, 0, unit=COND))
         self.assertEqual([], self.kinds(o), out)
+        # The check process's exit is no main process exit: its status is not the run's. The result still is.
+        h.lines[-1]["LIFECYCLE_UNIT_RESULT"] = "signal"
+        o, out = h.judge(state(6, 1, 3, 2, 0, unit=COND))
+        self.assertEqual(["crash-details"], self.kinds(o), out)
+        self.assertIn("carrying LIFECYCLE_UNIT_RESULT=exit-code;", out)
+        # A main process's exit (COMMAND=ExecStart) still is.
+        h = good()
+        for e in h.lines:
+            if e.get("MESSAGE_ID") == oracle.PROCESS_EXIT:
+                e["COMMAND"] = "ExecStart"
+            if e.get("LIFECYCLE_EVENT") == "crash":
+                e["LIFECYCLE_EXIT_STATUS"] = "15"
+        o, out = h.judge(GOOD_STATE)
+        self.assertEqual(["crash-details"], self.kinds(o), out)
 
     # --- units PID 1 logs nothing of ---------------------------------------------------------------------------------
 
