@@ -31,7 +31,8 @@ logs only "Started", right when it becomes active). Its end is the first of "Fai
 UNIT_RESULT: a failure) and "Deactivated successfully" (7ad2d189…: a clean end), else "Stopped" (9d1aaa27…: a clean
 end); the run's last "Main process exited" (98e32220…, COMMAND=ExecStart) before its end gives EXIT_CODE and
 EXIT_STATUS (a control process's exit, e.g. "Condition check process exited", has the same MESSAGE_ID and another
-COMMAND: it gives none; with no main process exit only UNIT_RESULT is compared). These are the entries PID 1 writes at the very state change lifecycled reads over D-Bus, so they also anchor LIFECYCLE_TIME.
+COMMAND: it gives none; with no main process exit only UNIT_RESULT is compared). These are the entries PID 1
+writes at the very state change lifecycled reads over D-Bus, so they also anchor LIFECYCLE_TIME.
 
 A start that ExecCondition= skipped is no run: PID 1 (systemd 252) logs "Starting", then "Skipped due to
 'exec-condition'" (0e4284a0…, UNIT_RESULT=exec-condition) and the job's "Condition check resulted in … being
