@@ -27,8 +27,8 @@
 #                           (default) or "none"
 #   CHAOS_KEEP=1            keep the evidence of passing seeds too
 # Evidence of a failing seed (journal export, state files, disturbance and churn logs, the oracle's report) stays in
-# the work directory printed at the end. One seed takes about 60 s (boot, install, chaos, settle, oracle), the
-# default run about 2 minutes.
+# the work directory printed at the end. One seed takes about 80 s (boot, history 15-25 s, install, chaos, settle,
+# oracle), the default run about 3 minutes.
 # Needs root, systemd-container, jq and python3.
 set -euo pipefail
 
@@ -319,6 +319,8 @@ while [[ ! -e $dir/stop-disturb ]] && ((${#kinds[@]})); do
     start=$EPOCHREALTIME
     old=$(main_pid)
     detail="PID $old"
+    state=$(systemctl show -p ActiveState --value $unit)
+    [[ $state == active ]] || detail+=" (lifecycled $state)"
     case $kind in
         sigkill)
             if [[ $old == 0 ]]; then
@@ -525,7 +527,8 @@ chaos_run() {
     c_exec sh -c "cat $RUN_INSIDE/disturb-notes.log 2>/dev/null; true" >"$out/disturb-notes.log"
     c_exec cat $RUN_INSIDE/churn.log >"$out/churn.log"
     c_exec cat $RUN_INSIDE/quiet.log >"$out/quiet.log"
-    printf '  disturbances: %s\n' "$(disturbance_counts "$out/disturbances.log")"
+    printf '  disturbances: %s; the first: %s\n' "$(disturbance_counts "$out/disturbances.log")" \
+        "$(head -n 1 "$out/disturbances.log" | cut -d' ' -f3-)"
     [[ ! -s $out/disturb-notes.log ]] || sed 's/^/  disturbance note: /' "$out/disturb-notes.log"
     printf '  churn: %s actions, %s failed commands; %s\n' "$(grep -c . "$out/churn.log" || true)" \
         "$(grep -c ' failed (exit' "$out/churn.log" || true)" "$(grep 'churn over' "$out/churn.log" | cut -d' ' -f2-)"
