@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """Tests of the chaos oracle on tiny handcrafted journals: a correct history passes, and each kind of wrong history
-(a lost run, a duplicate begin, a false sleep, a sequence gap, ...) is caught under its own class. The chaos suite
+(a lost run, a duplicate begin, a false sleep, a sequence gap, a dispatch for a start ExecCondition= skipped, a lost
+run of a unit PID 1 logs nothing of, a history before lifecycled's first start not marked reconciled, ...) is caught
+under its own class. The chaos suite
 runs these first (no container, well under a second): an oracle that cannot fail proves nothing.
 
 Usage: python3 Tests/Integration/lib/chaos_oracle_test.py [-v]
@@ -66,14 +68,17 @@ class History:
         self.lines.append(e)
         return self
 
-    def judge(self, states, disturbances=()):
+    def judge(self, states, disturbances=(), self_logged=()):
         with tempfile.TemporaryDirectory() as d:
             journal = os.path.join(d, "journal.json")
             with open(journal, "w") as f:
                 for e in self.lines:
                     f.write(json.dumps(e) + "\n")
+            selflog = os.path.join(d, "quiet.log")
+            with open(selflog, "w") as f:
+                f.write("".join(line + "\n" for line in self_logged))
             o = oracle.Oracle(oracle.load_journal(journal), states, re.compile(r"lc-chaos-.*"),
-                              list(disturbances), 500_000)
+                              list(disturbances), 500_000, oracle.load_self_logged([selflog]))
             o.run()
             out = io.StringIO()
             o.report(out)
@@ -104,6 +109,65 @@ def good():
 
 
 GOOD_STATE = state(6, 2, 3, 2, 1)
+
+COND = "lc-chaos-cond.service"
+QUIET = "lc-chaos-quiet.service"
+SKIP = "99" * 16
+
+
+def skipped_start(h, at, inv=SKIP, unit=COND):
+    """What PID 1 (systemd 252) logs for a start ExecCondition= skips: "Starting", "Skipped due to 'exec-condition'"
+    and the job's "Condition check resulted in ... being skipped" (the MESSAGE_ID of "Started"/"Finished")."""
+    h.pid1(at, oracle.STARTING, unit, inv)
+    h.pid1(at + 0.01, oracle.SKIPPED, unit, inv, UNIT_RESULT="exec-condition")
+    h.pid1(at + 0.01, oracle.STARTED, unit, inv, JOB_TYPE="start", JOB_RESULT="done")
+    return h
+
+
+def cond_history():
+    """lifecycled up; the oneshot behind ExecCondition=: run 1, a skipped start, run 2, another skipped start."""
+    h = History()
+    h.pid1(0.0, oracle.STARTING, "lifecycled.service", "aa" * 16).pid1(0.2, oracle.STARTED, "lifecycled.service",
+                                                                       "aa" * 16).tracking(0.2)
+    h.pid1(10.0, oracle.STARTING, COND, INV1).dispatch(10.0, "launch", INV1, unit=COND)
+    h.pid1(10.5, oracle.SUCCESS, COND, INV1).dispatch(10.5, "sleep", INV1, unit=COND)
+    h.pid1(10.5, oracle.STARTED, COND, INV1, JOB_TYPE="start", JOB_RESULT="done")
+    skipped_start(h, 11.0)
+    h.pid1(12.0, oracle.STARTING, COND, INV2).dispatch(12.0, "wake", INV2, unit=COND)
+    h.pid1(12.3, oracle.SUCCESS, COND, INV2).dispatch(12.3, "sleep", INV2, unit=COND)
+    h.pid1(12.3, oracle.STARTED, COND, INV2, JOB_TYPE="start", JOB_RESULT="done")
+    skipped_start(h, 13.0, inv="98" * 16)
+    return h
+
+
+COND_STATE = state(4, 1, 2, 2, 0, unit=COND)
+
+Q1, Q2, Q3 = "a1" * 16, "a2" * 16, "a3" * 16
+
+
+def quiet_lines(*runs):
+    """Self-logged lines: (inv, start, stop) per run, times in seconds after T0; None leaves a line out."""
+    out = []
+    for inv, start, stop in runs:
+        if start is not None:
+            out.append("%s start %s %.6f" % (inv, QUIET, T0 / 1e6 + start))
+        if stop is not None:
+            out.append("%s stop %s %.6f success" % (inv, QUIET, T0 / 1e6 + stop))
+    return out
+
+
+def quiet_history():
+    """lifecycled ready at 0.2; the quiet unit's runs Q1 (5-6) and Q2 (6.3-7): a launch and a sleep, a wake and an
+    end lifecycled could not know (LIFECYCLE_RUN_END=unknown). PID 1 logs nothing of them."""
+    h = History()
+    h.pid1(0.0, oracle.STARTING, "lifecycled.service", "aa" * 16).pid1(0.2, oracle.STARTED, "lifecycled.service",
+                                                                       "aa" * 16).tracking(0.2)
+    h.dispatch(5.0, "launch", Q1, unit=QUIET).dispatch(6.0, "sleep", Q1, unit=QUIET)
+    h.dispatch(6.3, "wake", Q2, unit=QUIET).dispatch(7.0, "sleep", Q2, unit=QUIET, run_end="unknown")
+    return h, quiet_lines((Q1, 5.0, 6.0), (Q2, 6.3, 7.0))
+
+
+QUIET_STATE = state(4, 1, 2, 2, 0, unit=QUIET)
 
 
 class OracleTests(unittest.TestCase):
@@ -256,6 +320,188 @@ class OracleTests(unittest.TestCase):
         # Near a disturbance either marking is accepted.
         o, out = h.judge(GOOD_STATE, [(14.5 + T0 / 1e6, 14.9 + T0 / 1e6, "dbus", "")])
         self.assertEqual([], self.kinds(o), out)
+
+    # --- starts ExecCondition= skips --------------------------------------------------------------------------------
+
+    def test_skipped_starts_without_dispatches_pass_and_are_no_runs(self):
+        o, out = cond_history().judge(COND_STATE)
+        self.assertEqual([], self.kinds(o), out)
+        self.assertIn("2 runs of 1 units (0 failed), 2 starts skipped", out)
+
+    def test_a_dispatch_for_a_skipped_start_is_caught(self):
+        h = cond_history().dispatch(11.01, "wake", SKIP, unit=COND)
+        o, out = h.judge(state(5, 1, 3, 2, 0, unit=COND))
+        self.assertIn("skipped-start", self.kinds(o), out)
+        self.assertIn("VIOLATION skipped-start: %s run %s" % (COND, SKIP), out)
+        self.assertIn("Skipped due to 'exec-condition'", out)
+        # Counted as a run, it also breaks the counters against PID 1's runs.
+        self.assertIn("counters", self.kinds(o), out)
+
+    def test_a_skipped_start_ended_as_a_crash_is_caught(self):
+        h = cond_history()
+        h.lines = [e for e in h.lines if e.get("LIFECYCLE_INVOCATION_ID") != INV2]
+        h.dispatch(11.01, "wake", SKIP, unit=COND, seq=3).dispatch(11.01, "crash", SKIP, unit=COND, seq=4,
+                                                                    unit_result="exec-condition")
+        h.dispatch(12.0, "launch", INV2, unit=COND, seq=5, diddetectcrash="true")
+        h.dispatch(12.3, "sleep", INV2, unit=COND, seq=6)
+        o, out = h.judge(state(6, 2, 3, 2, 1, unit=COND))
+        self.assertIn("skipped-start", self.kinds(o), out)
+        self.assertIn("begin-kind", self.kinds(o), out)  # the run after a skipped start is no launch
+
+    def test_a_check_that_fails_is_a_failed_run(self):
+        h = cond_history()
+        inv = "97" * 16
+        h.pid1(14.0, oracle.STARTING, COND, inv)
+        h.pid1(14.01, oracle.PROCESS_EXIT, COND, inv, COMMAND="ExecCondition", EXIT_CODE="exited", EXIT_STATUS="255")
+        h.pid1(14.01, oracle.FAILURE, COND, inv, UNIT_RESULT="exit-code")
+        h.pid1(14.01, oracle.START_FAILED, COND, inv, JOB_TYPE="start", JOB_RESULT="failed")
+        o, out = h.judge(state(4, 1, 2, 2, 0, unit=COND))
+        self.assertIn("lost-begin", self.kinds(o), out)
+        self.assertIn("lost-end", self.kinds(o), out)
+        h.dispatch(14.0, "wake", inv, unit=COND).dispatch(14.01, "crash", inv, unit=COND, unit_result="exit-code")
+        o, out = h.judge(state(6, 1, 3, 2, 0, unit=COND))
+        self.assertEqual([], self.kinds(o), out)
+        # The check process's exit is no main process exit: its status is not the run's. The result still is.
+        h.lines[-1]["LIFECYCLE_UNIT_RESULT"] = "signal"
+        o, out = h.judge(state(6, 1, 3, 2, 0, unit=COND))
+        self.assertEqual(["crash-details"], self.kinds(o), out)
+        self.assertIn("carrying LIFECYCLE_UNIT_RESULT=exit-code;", out)
+        # A main process's exit (COMMAND=ExecStart) still is.
+        h = good()
+        for e in h.lines:
+            if e.get("MESSAGE_ID") == oracle.PROCESS_EXIT:
+                e["COMMAND"] = "ExecStart"
+            if e.get("LIFECYCLE_EVENT") == "crash":
+                e["LIFECYCLE_EXIT_STATUS"] = "15"
+        o, out = h.judge(GOOD_STATE)
+        self.assertEqual(["crash-details"], self.kinds(o), out)
+
+    # --- units PID 1 logs nothing of ---------------------------------------------------------------------------------
+
+    def test_self_logged_runs_with_their_dispatches_pass(self):
+        h, lines = quiet_history()
+        o, out = h.judge(QUIET_STATE, self_logged=lines)
+        self.assertEqual([], self.kinds(o), out)
+        self.assertIn("2 self-logged runs of 1 units (2 begun, 2 at a quiet time)", out)
+
+    def test_a_self_logged_run_at_a_quiet_time_without_a_begin_is_lost(self):
+        h, lines = quiet_history()
+        lines += quiet_lines((Q3, 7.3, 8.0))
+        o, out = h.judge(QUIET_STATE, self_logged=lines)
+        self.assertEqual(["lost-begin"], self.kinds(o), out)
+        self.assertIn("VIOLATION lost-begin: %s run %s" % (QUIET, Q3), out)
+
+    def test_a_self_logged_run_lifecycled_could_not_see_is_not_demanded(self):
+        """lifecycled killed at 20.0, started at 23.0 (ready 23.6): Q3 begins and ends meanwhile; no entry anywhere
+        shows it. Q4, begun meanwhile and still going once lifecycled is back, must be begun."""
+        h, lines = quiet_history()
+        h.pid1(20.0, oracle.PROCESS_EXIT, "lifecycled.service", "aa" * 16, EXIT_CODE="killed", EXIT_STATUS="9")
+        h.pid1(20.0, oracle.FAILURE, "lifecycled.service", "aa" * 16, UNIT_RESULT="signal")
+        h.pid1(23.0, oracle.STARTING, "lifecycled.service", "bb" * 16)
+        h.pid1(23.6, oracle.STARTED, "lifecycled.service", "bb" * 16).tracking(23.6)
+        q4 = "a4" * 16
+        lines += quiet_lines((Q3, 21.0, 21.5), (q4, 22.0, 30.0))
+        disturbances = [(19.9 + T0 / 1e6, 23.6 + T0 / 1e6, "sigkill", "PID 500")]
+        o, out = h.judge(QUIET_STATE, disturbances, lines)
+        self.assertEqual(["lost-begin"], self.kinds(o), out)
+        self.assertIn("VIOLATION lost-begin: %s run %s" % (QUIET, q4), out)
+        self.assertNotIn(Q3 + ": expected", out)
+        # Begun after lifecycled's start, ended unknown: right, whatever its time says (no PID 1 entry to check).
+        h.dispatch(23.5, "wake", q4, unit=QUIET, when=23.5, reconciled="true")
+        h.dispatch(30.0, "sleep", q4, unit=QUIET, when=40.0)
+        o, out = h.judge(state(6, 1, 3, 3, 0, unit=QUIET), disturbances, lines)
+        self.assertEqual([], self.kinds(o), out)
+
+    def test_a_crash_notice_for_a_self_logged_run_is_caught(self):
+        h, lines = quiet_history()
+        h.lines[-1]["LIFECYCLE_EVENT"] = "crash"
+        o, out = h.judge(state(4, 1, 2, 1, 0, unit=QUIET), self_logged=lines)
+        self.assertEqual(["false-crash"], self.kinds(o), out)
+
+    def test_a_dispatch_for_a_run_the_unit_never_recorded_is_invented(self):
+        h, lines = quiet_history()
+        h.dispatch(8.0, "wake", Q3, unit=QUIET)
+        o, out = h.judge(state(5, 1, 3, 2, 0, unit=QUIET), self_logged=lines)
+        self.assertEqual(["invented"], self.kinds(o), out)
+        self.assertIn("the unit never recorded this run", out)
+
+    def test_duplicate_and_lost_ends_of_self_logged_runs_are_caught(self):
+        h, lines = quiet_history()
+        h.dispatch(7.1, "sleep", Q2, unit=QUIET, run_end="unknown")
+        o, out = h.judge(state(5, 1, 2, 3, 0, unit=QUIET), self_logged=lines)
+        self.assertEqual(["duplicate-end"], self.kinds(o), out)
+        h, lines = quiet_history()
+        h.lines.pop()
+        o, out = h.judge(state(3, 1, 2, 1, 0, unit=QUIET), self_logged=lines)
+        self.assertEqual(["lost-end"], self.kinds(o), out)
+        # An end of a run that never recorded its stop, and one without a begin.
+        h, lines = quiet_history()
+        o, out = h.judge(QUIET_STATE, self_logged=quiet_lines((Q1, 5.0, 6.0), (Q2, 6.3, None)))
+        self.assertEqual(["invented"], self.kinds(o), out)
+        h, lines = quiet_history()
+        h.lines = [e for e in h.lines if e.get("LIFECYCLE_EVENT") != "wake"]
+        h.lines[-1]["LIFECYCLE_SEQUENCE"] = "3"
+        o, out = h.judge(state(3, 1, 1, 2, 0, unit=QUIET), self_logged=lines)
+        self.assertIn("invented", self.kinds(o), out)
+        self.assertIn("lost-begin", self.kinds(o), out)
+
+    def test_self_logged_runs_are_numbered_and_counted(self):
+        h, lines = quiet_history()
+        h.lines[-1]["LIFECYCLE_SEQUENCE"] = "5"
+        o, out = h.judge(state(5, 1, 2, 2, 0, unit=QUIET), self_logged=lines)
+        self.assertEqual(["sequence-gap"], self.kinds(o), out)
+        h, lines = quiet_history()
+        o, out = h.judge(state(4, 1, 3, 2, 0, unit=QUIET), self_logged=lines)
+        self.assertEqual(["counters"], self.kinds(o), out)
+        # Q2's begin numbered before Q1's end.
+        h, lines = quiet_history()
+        for e in h.lines:
+            if e.get("LIFECYCLE_INVOCATION_ID") == Q1 and e.get("LIFECYCLE_EVENT") == "sleep":
+                e["LIFECYCLE_SEQUENCE"] = "3"
+            elif e.get("LIFECYCLE_INVOCATION_ID") == Q2 and e.get("LIFECYCLE_EVENT") == "wake":
+                e["LIFECYCLE_SEQUENCE"] = "2"
+        o, out = h.judge(QUIET_STATE, self_logged=lines)
+        self.assertEqual(["out-of-order"], self.kinds(o), out)
+
+    def test_a_launch_after_a_clean_self_logged_run_is_caught(self):
+        h, lines = quiet_history()
+        for e in h.lines:
+            if e.get("LIFECYCLE_EVENT") == "wake":
+                e["LIFECYCLE_EVENT"] = "launch"
+        o, out = h.judge(state(4, 2, 2, 2, 0, unit=QUIET), self_logged=lines)
+        self.assertEqual(["begin-kind"], self.kinds(o), out)
+
+    def test_pid1_entries_of_a_self_logged_unit_make_no_runs(self):
+        h, lines = quiet_history()
+        # A notice PID 1 may still log (LogLevelMax=notice lets it through) is no run of its own.
+        h.pid1(5.5, "f" * 32, QUIET, Q1)
+        o, out = h.judge(QUIET_STATE, self_logged=lines)
+        self.assertEqual([], self.kinds(o), out)
+
+    # --- a history before lifecycled's first start -------------------------------------------------------------------
+
+    def history_before_first_start(self, reconciled):
+        h = History()
+        hist = "lc-chaos-hist.service"
+        for i in range(3):
+            inv = "%02d" % (i + 50) * 16
+            h.pid1(1.0 + i, oracle.STARTED, hist, inv).pid1(1.5 + i, oracle.SUCCESS, hist, inv)
+        h.pid1(10.0, oracle.STARTING, "lifecycled.service", "aa" * 16)
+        extra = {"reconciled": "true"} if reconciled else {}
+        for i in range(3):
+            inv = "%02d" % (i + 50) * 16
+            h.dispatch(10.1, "launch" if i == 0 else "wake", inv, when=1.0 + i, unit=hist, **extra)
+            h.dispatch(10.1, "sleep", inv, when=1.5 + i, unit=hist, **extra)
+        h.pid1(10.5, oracle.STARTED, "lifecycled.service", "aa" * 16).tracking(10.5)
+        return h.judge(state(6, 1, 3, 3, 0, unit=hist))
+
+    def test_a_history_before_the_first_start_must_be_reconciled(self):
+        o, out = self.history_before_first_start(reconciled=True)
+        self.assertEqual([], self.kinds(o), out)
+        o, out = self.history_before_first_start(reconciled=False)
+        self.assertEqual(["not-reconciled"], self.kinds(o), out)
+        self.assertEqual(6, len(o.violations), out)
+        self.assertIn("lifecycled down (no process) from PID 1's journal start", out)
 
     def test_a_journal_without_lifecycled_start_is_no_evidence(self):
         h = good()
