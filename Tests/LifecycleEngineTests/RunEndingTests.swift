@@ -30,6 +30,39 @@ struct RunEndingTests {
         #expect(ending == .failed(CrashDetails(result: "signal", execMainCode: 2, execMainStatus: 9), at: 6))
     }
 
+    @Test("a control process's exit is not the run's: the main process's is, and without one there is none")
+    func controlProcesses() {
+        let killed = RunEnding(entries: [
+            entry(ID.unitProcessExit, 5, ["EXIT_CODE": "killed", "EXIT_STATUS": "9", "COMMAND": "ExecStart"]),
+            entry(ID.unitProcessExit, 6, ["EXIT_CODE": "exited", "EXIT_STATUS": "0", "COMMAND": "ExecStopPost"]),
+            entry(ID.unitFailureResult, 7, ["UNIT_RESULT": "signal"]),
+        ])
+        #expect(killed == .failed(CrashDetails(result: "signal", execMainCode: 2, execMainStatus: 9), at: 7))
+        // ExecCondition= exited 255: the start failed, and no main process ran.
+        let check = RunEnding(entries: [
+            entry(ID.unitProcessExit, 5, ["EXIT_CODE": "exited", "EXIT_STATUS": "255", "COMMAND": "ExecCondition"]),
+            entry(ID.unitFailureResult, 6, ["UNIT_RESULT": "exit-code"]),
+        ])
+        #expect(check == .failed(CrashDetails(result: "exit-code"), at: 6))
+    }
+
+    @Test("a history keeps the main process's exit beside the control processes' ones")
+    func historyKeepsMainExit() {
+        let fields = ["UNIT": "web.service", "INVOCATION_ID": String(repeating: "a", count: 32)]
+        func exit(_ time: Milliseconds, _ command: String, _ status: String) -> RunEnding.Entry {
+            entry(ID.unitProcessExit, time, fields.merging(["EXIT_CODE": "exited", "EXIT_STATUS": status, "COMMAND": command]) { a, _ in a })
+        }
+        let history = RunHistory(entries: [
+            entry(ID.unitStarting, 1, fields),
+            exit(2, "ExecStartPre", "0"), exit(3, "ExecStartPre", "0"), exit(4, "ExecStartPre", "0"),
+            exit(5, "ExecStart", "3"),
+            exit(6, "ExecStopPost", "0"), exit(7, "ExecStopPost", "0"),
+            entry(ID.unitFailureResult, 8, fields.merging(["UNIT_RESULT": "exit-code"]) { a, _ in a }),
+        ])
+        let run = history.run(of: "web.service", String(repeating: "a", count: 32))
+        #expect(run?.ending == .failed(CrashDetails(result: "exit-code", execMainCode: 1, execMainStatus: 3), at: 8))
+    }
+
     @Test("a run the journal shows only starting has no known ending")
     func stillRunning() {
         #expect(RunEnding(entries: [entry("39f53479d3a045ac8e11786248231fbf", 1)]) == nil)

@@ -24,6 +24,13 @@ struct RunFailureTests {
         #expect(failure(CrashDetails(result: "exit-code", execMainCode: 1, execMainStatus: 9))?.statusText == "9")
     }
 
+    @Test("a start that failed before any main process ran (ExecCondition= exited 255): no exit code or status, not 0")
+    func noMainProcess() {
+        let details = CrashDetails(result: "exit-code", execMainCode: 0, execMainStatus: 0)
+        #expect(details.data == ["unit_result": .string("exit-code")])
+        #expect(failure(details)?.summary == "exit-code")
+    }
+
     @Test("signal names, real-time signals, and numbers that are not signals")
     func signalNames() {
         #expect(SignalName.name(1) == "HUP")

@@ -67,12 +67,20 @@ public enum RunEnding: Sendable, Hashable {
     }
 
     /// The journal fields the decision reads, and the time PID 1 sent the entry (its clock, not journald's).
-    public static let fields = ["MESSAGE_ID", "UNIT_RESULT", "EXIT_CODE", "EXIT_STATUS", "_SOURCE_REALTIME_TIMESTAMP"]
+    public static let fields = [
+        "MESSAGE_ID", "UNIT_RESULT", "EXIT_CODE", "EXIT_STATUS", "COMMAND", "_SOURCE_REALTIME_TIMESTAMP",
+    ]
+
+    /// Whether `entry` is PID 1's "Main process exited": its process-exit message is also logged for the control
+    /// processes (`COMMAND=ExecCondition`, `ExecStartPre`, `ExecStopPost`, …), whose status is not the run's.
+    static func isMainProcessExit(_ entry: Entry) -> Bool {
+        entry.messageID == MessageID.unitProcessExit && (entry.fields["COMMAND"] ?? "ExecStart") == "ExecStart"
+    }
 
     /// How the run of `entries` (all of one InvocationID, oldest first) ended, or nil when they do not say (the run
     /// may still be going, or the journal no longer holds it).
     public init?(entries: [Entry]) {
-        let exit = entries.last { $0.messageID == MessageID.unitProcessExit }
+        let exit = entries.last(where: Self.isMainProcessExit)
         if let failure = entries.first(where: { $0.messageID == MessageID.unitFailureResult }) {
             let details = CrashDetails(
                 result: failure.fields["UNIT_RESULT"] ?? "failed",

@@ -119,9 +119,12 @@ public struct RunHistory: Sendable, Hashable {
 
 extension [RunEnding.Entry] {
     /// Appends `entry`, or, when the run already has two entries of its kind, replaces the later one: what a run's
-    /// entries decide reads the first and the last of a kind only (``RunEnding/init(entries:)``).
+    /// entries decide reads the first and the last of a kind only (``RunEnding/init(entries:)``). A process's exit is
+    /// of the kind of its command (the main process's, or a control process's).
     fileprivate mutating func keepFirstAndLast(_ entry: RunEnding.Entry) {
-        let same = indices.filter { self[$0].messageID == entry.messageID }
+        let same = indices.filter {
+            self[$0].messageID == entry.messageID && self[$0].fields["COMMAND"] == entry.fields["COMMAND"]
+        }
         if same.count >= 2 {
             self[same[same.count - 1]] = entry
         } else {

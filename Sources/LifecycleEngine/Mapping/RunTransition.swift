@@ -22,16 +22,19 @@ public enum RunTransition: Sendable, Hashable {
 public struct CrashDetails: Sendable, Hashable {
     /// systemd's `Result`: exit-code, signal, core-dump, watchdog, timeout, oom-kill, start-limit-hit, …
     public var result: String
-    /// `ExecMainCode`: 1 exited, 2 killed, 3 dumped.
+    /// `ExecMainCode`: 1 exited, 2 killed, 3 dumped; nil when no main process exited.
     public var execMainCode: Int32?
     /// `ExecMainStatus`: the exit status or the signal number.
     public var execMainStatus: Int32?
     public var nRestarts: UInt32?
 
+    /// An `ExecMainCode` of 0 says that no main process exited (the start failed before it, say in `ExecCondition=` or
+    /// `ExecStartPre=`): then neither code nor status is known, and both stay nil rather than a made-up "0".
     public init(result: String, execMainCode: Int32? = nil, execMainStatus: Int32? = nil, nRestarts: UInt32? = nil) {
+        let exited = execMainCode != 0
         self.result = result
-        self.execMainCode = execMainCode
-        self.execMainStatus = execMainStatus
+        self.execMainCode = exited ? execMainCode : nil
+        self.execMainStatus = exited ? execMainStatus : nil
         self.nRestarts = nRestarts
     }
 
