@@ -7,7 +7,7 @@
 # /var/lib/lifecycled/archive at once; a build that does not know the key is configured without it, and the output
 # says so), installed with scripts/install.sh. Then lifecycled is restarted once (READY and VmRSS before), UNITS
 # transient units lc-gone-0.service … run /bin/true once each, and the script waits until lifecycled dispatched a
-# launch and a sleep for every one (or DISPATCH_LIMIT s have passed) and the archive had ARCHIVE_WAIT s more.
+# launch and a sleep for every one that ran (or DISPATCH_LIMIT s have passed) and the archive had ARCHIVE_WAIT s more.
 # Prints, per build: how fast the units ran; lifecycled's VmRSS and VmHWM after them, the metrics file's size, the
 # state files left in /var/lib/lifecycled/units, the archive's size and lines; the CPU lifecycled and PID 1 used from
 # the first unit until lifecycled was idle again; READY and VmRSS at the next start; and the dispatch count (2 per
@@ -16,13 +16,16 @@
 #   Benchmarks/container/gone-units.sh .build-release/release /path/to/baseline/.build-release/release
 #
 # The units are started by c/churn.c (StartTransientUnit over one sd-bus connection, PARALLEL of them alive at once,
-# built here with the host's cc against libsystemd, as goals.sh does): about 1.5 times as many runs a second as
-# systemd-run clients, and less of PID 1's CPU per run. Without cc, pkg-config or libsystemd-dev, or with
-# DRIVER=systemd-run, PARALLEL loops of `systemd-run --no-block --collect` inside the container start them instead.
+# built here with the host's cc against libsystemd, as goals.sh does). On 2 cores it ran 100-220 units a second
+# against 75-145 for 2 to 8 loops of systemd-run, with about 2 ms of PID 1's CPU a unit against 3.5-4.5 ms. Without
+# cc, pkg-config or libsystemd-dev, or with DRIVER=systemd-run, PARALLEL loops of `systemd-run --no-block --collect`
+# inside the container start them instead. If lifecycled is restarted meanwhile (its watchdog), the output says so,
+# and its CPU figure is then the last process's only.
 # journald's rate limit is off in the containers and its runtime journal may grow to JOURNAL_MAX (8G), so that the
 # journal holds every dispatch. A benchmark: it asserts nothing, and scripts/test does not run it. Needs root,
-# systemd-container and jq. Sizes (environment): UNITS (100000), PARALLEL (16), READY_LIMIT (s, 300: for each start),
-# DISPATCH_LIMIT (s, 1800: for the dispatches after the last unit ran), ARCHIVE_WAIT (s, 10), JOURNAL_MAX (8G);
+# systemd-container and jq. Sizes (environment): UNITS (100000), PARALLEL (16), RUN_LIMIT (s, 3600: for the units),
+# READY_LIMIT (s, 300: for each start), DISPATCH_LIMIT (s, 1800: for the dispatches after the last unit ran),
+# ARCHIVE_WAIT (s, 10), JOURNAL_MAX (8G);
 # KEEP=1 keeps the dispatches compared, lifecycled's log and the install logs in the work directory it prints.
 set -euo pipefail
 
@@ -36,6 +39,7 @@ source "$here/lib.sh"
 UNITS=${UNITS:-100000}
 PARALLEL=${PARALLEL:-16}
 READY_LIMIT=${READY_LIMIT:-300}
+RUN_LIMIT=${RUN_LIMIT:-3600}
 DISPATCH_LIMIT=${DISPATCH_LIMIT:-1800}
 ARCHIVE_WAIT=${ARCHIVE_WAIT:-10}
 JOURNAL_MAX=${JOURNAL_MAX:-8G}
@@ -43,6 +47,8 @@ readonly PREFIX_INSIDE=/opt/lifecycled
 readonly STATE=/var/lib/lifecycled
 readonly METRICS_FILE=/var/lib/prometheus/node-exporter/lifecycled.prom
 readonly CONFIG_FILE=/etc/lifecycled/lifecycled.json
+# PID 1's "Started UNIT" (SD_MESSAGE_UNIT_STARTED).
+readonly PID1_STARTED=39f53479d3a045ac8e11786248231fbf
 
 if ((EUID != 0)); then
     echo "gone-units.sh: must run as root (systemd-nspawn boots a container)" >&2
@@ -148,26 +154,33 @@ dispatches() {
             | "\(.LIFECYCLE_UNIT) \(.LIFECYCLE_SEQUENCE // "-") \(.LIFECYCLE_EVENT)"'
 }
 
-# Runs the units; sets run_line (what the driver says) and run_seconds.
+# Runs the units, for at most RUN_LIMIT s; sets run_line (what the driver says), run_seconds and runs (lc-gone units
+# PID 1 started: its "Started" entries in the journal).
 run_units() {
-    local started=$EPOCHREALTIME
+    local started=$EPOCHREALTIME deadline=$((SECONDS + RUN_LIMIT))
     if [[ $driver == sd-bus ]]; then
-        run_line=$(c_exec /opt/lc-gone-driver/churn lc-gone "$UNITS" "$PARALLEL" 0)
+        run_line=$(c_exec timeout "$RUN_LIMIT" /opt/lc-gone-driver/churn lc-gone "$UNITS" "$PARALLEL" 0) ||
+            run_line="driver stopped after RUN_LIMIT $RUN_LIMIT s"
     else
         # PARALLEL loops, unit i in loop i % PARALLEL; a refused request is counted, not retried. (No awk inside: the
         # container's /etc, where its alternatives link lives, is a fresh tmpfs.)
         # shellcheck disable=SC2016 # expanded by the shell inside the container
-        run_line=$(c_exec bash -c '
+        run_line=$(c_exec timeout "$RUN_LIMIT" bash -c '
             for ((p = 0; p < $2; p++)); do
                 (f=0; for ((i = p; i < $1; i += $2)); do
                     systemd-run --no-block --quiet --collect --unit="lc-gone-$i" /bin/true || f=$((f + 1))
                 done; echo "$f" >/run/lc-gone/failed-$p) &
             done
             wait
-            n=0; for f in /run/lc-gone/failed-*; do n=$((n + $(<"$f"))); done; echo "failed_calls=$n"' _ "$UNITS" "$PARALLEL")
-        while [[ -n $(c_exec systemctl list-units --all --no-legend 'lc-gone-*.service') ]]; do sleep 0.5; done
+            n=0; for f in /run/lc-gone/failed-*; do n=$((n + $(<"$f"))); done; echo "failed_calls=$n"' _ "$UNITS" "$PARALLEL") ||
+            run_line="driver stopped after RUN_LIMIT $RUN_LIMIT s"
+        while [[ -n $(c_exec systemctl list-units --all --no-legend 'lc-gone-*.service') ]] && ((SECONDS < deadline)); do
+            sleep 0.5
+        done
     fi
     run_seconds=$(elapsed "$started")
+    runs=$(c_exec journalctl --no-pager -o json _PID=1 MESSAGE_ID=$PID1_STARTED --output-fields=UNIT |
+        jq -r '.UNIT // empty' | grep -c '^lc-gone-' || true)
 }
 
 # Waits until lifecycled's CPU time has stood still for 2 s (at most 120 s).
@@ -187,7 +200,7 @@ wait_cpu_quiet() {
 }
 
 measure() {
-    local build=$1 label=$2 booted lc_pid nrestarts l0 p0 l_runs p_runs seen waited deadline lc_cpu pid1_cpu
+    local build=$1 label=$2 booted lc_pid nrestarts runs l0 p0 l_runs p_runs seen waited deadline lc_cpu pid1_cpu
     booted=$EPOCHREALTIME
     mkdir -p "$work/$label"
     cp "$build/lifecycled" "$build/lifecyclectl" "$work/$label/"
@@ -220,7 +233,7 @@ measure() {
     run_units
     l_runs=$(cpu_ticks "$lc_pid" 2>/dev/null || echo "$l0")
     p_runs=$(cpu_ticks "$CONTAINER_PID")
-    say "  $label: $UNITS units ran in $run_seconds s ($(awk -v n="$UNITS" -v s="$run_seconds" \
+    say "  $label: PID 1 started $runs of $UNITS units in $run_seconds s ($(awk -v n="$runs" -v s="$run_seconds" \
         'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }') runs/s; $driver, $PARALLEL at once): $run_line"
 
     # Every unit's launch and sleep in the journal, counted as they come (a cursor file: each look reads only the
@@ -230,20 +243,21 @@ measure() {
     seen=0
     while :; do
         seen=$((seen + $(dispatches --cursor-file=/run/lc-gone/cursor | wc -l)))
-        ((seen >= 2 * UNITS || SECONDS >= deadline)) && break
+        ((seen >= 2 * runs || SECONDS >= deadline)) && break
         sleep 5
     done
-    if ((seen >= 2 * UNITS)); then
+    if ((seen >= 2 * runs)); then
         say "  $label: all $seen dispatches in the journal $(elapsed "$waited") s after the last unit ran"
     else
-        say "  $label: only $seen of $((2 * UNITS)) dispatches in the journal after $DISPATCH_LIMIT s more"
+        say "  $label: only $seen of $((2 * runs)) dispatches in the journal after $DISPATCH_LIMIT s more"
     fi
     sleep "$ARCHIVE_WAIT"
     wait_cpu_quiet "$lc_pid" 2>/dev/null || true
     if [[ $(unit_prop lifecycled.service NRestarts) != "$nrestarts" ]] ||
         [[ $(unit_host_pid lifecycled.service 2>/dev/null) != "$lc_pid" ]]; then
-        say "  $label: lifecycled restarted meanwhile (NRestarts $(unit_prop lifecycled.service NRestarts)):" \
-            "its CPU time below is the new process's"
+        say "  $label: lifecycled restarted meanwhile: NRestarts $nrestarts -> $(unit_prop lifecycled.service NRestarts)," \
+            "$(c_exec journalctl --no-pager -o cat _PID=1 UNIT=lifecycled.service | grep -c 'Watchdog timeout' || true)" \
+            "watchdog timeouts; its CPU time below is the last process's only"
         lc_pid=$(unit_host_pid lifecycled.service)
         l0=0
     fi
@@ -263,8 +277,8 @@ measure() {
     say "  $label: $files_n files in $STATE/units ($(mb "$files_kb") MB on disk); archive $archive_files files," \
         "$(mb $((archive_bytes / 1024))) MB, $archive_lines lines"
     say "  $label: CPU from the first unit until lifecycled was idle: lifecycled $lc_cpu ms" \
-        "($((lc_cpu * 1000 / UNITS)) µs a unit; $(((l_runs - l0) * TICK_MS)) ms while the units ran)," \
-        "PID 1 $pid1_cpu ms ($((pid1_cpu * 1000 / UNITS)) µs a unit; $(((p_runs - p0) * TICK_MS)) ms while they ran)"
+        "($((lc_cpu * 1000 / (runs > 0 ? runs : 1))) µs a unit; $(((l_runs - l0) * TICK_MS)) ms while the units ran)," \
+        "PID 1 $pid1_cpu ms ($((pid1_cpu * 1000 / (runs > 0 ? runs : 1))) µs a unit; $(((p_runs - p0) * TICK_MS)) ms while they ran)"
 
     restart_ready "$label" "the next start" || true
 
@@ -277,8 +291,8 @@ measure() {
     read -r units twice once <<<"$(awk '{ n[$1]++ } END { for (u in n) { units++; if (n[u] == 2) two++; else other++ }
         print units + 0, two + 0, other + 0 }' "$work/$label/dispatches")"
     duplicates=$(awk '{ print $1, $2 }' "$work/$label/dispatches" | sort | uniq -d | wc -l)
-    say "  $label: dispatches: $total for $units units (2 per unit expected: $((2 * UNITS))); $launches launches," \
-        "$sleeps sleeps, $others others; $twice units with 2, $once with another count, $((UNITS - units)) with none;" \
+    say "  $label: dispatches: $total for $units units (2 per unit that ran expected: $((2 * runs))); $launches launches," \
+        "$sleeps sleeps, $others others; $twice units with 2, $once with another count, $((runs - units)) of those that ran with none;" \
         "$duplicates (unit, sequence) pairs twice"
     say "  $label: journal: $(c_exec journalctl --disk-usage | sed -E 's/.* take up ([^ ]+) .*/\1/');" \
         "wall time for this build $(elapsed "$booted") s"
