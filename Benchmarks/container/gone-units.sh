@@ -260,6 +260,7 @@ measure() {
             "watchdog timeouts; its CPU time below is the last process's only"
         lc_pid=$(unit_host_pid lifecycled.service)
         l0=0
+        l_runs=""
     fi
     lc_cpu=$((($(cpu_ticks "$lc_pid") - l0) * TICK_MS))
     pid1_cpu=$((($(cpu_ticks "$CONTAINER_PID") - p0) * TICK_MS))
@@ -277,7 +278,8 @@ measure() {
     say "  $label: $files_n files in $STATE/units ($(mb "$files_kb") MB on disk); archive $archive_files files," \
         "$(mb $((archive_bytes / 1024))) MB, $archive_lines lines"
     say "  $label: CPU from the first unit until lifecycled was idle: lifecycled $lc_cpu ms" \
-        "($((lc_cpu * 1000 / (runs > 0 ? runs : 1))) µs a unit; $(((l_runs - l0) * TICK_MS)) ms while the units ran)," \
+        "($((lc_cpu * 1000 / (runs > 0 ? runs : 1))) µs a unit;" \
+        "$(if [[ -n $l_runs ]]; then echo "$(((l_runs - l0) * TICK_MS)) ms while the units ran"; else echo "the last process only"; fi))," \
         "PID 1 $pid1_cpu ms ($((pid1_cpu * 1000 / (runs > 0 ? runs : 1))) µs a unit; $(((p_runs - p0) * TICK_MS)) ms while they ran)"
 
     restart_ready "$label" "the next start" || true
