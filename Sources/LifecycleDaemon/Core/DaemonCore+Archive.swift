@@ -40,20 +40,25 @@ extension DaemonCore {
     }
 
     /// The timer fired: the records of the units gone long enough go to the archive. A unit with a dispatch the
-    /// journal has not shown yet waits (the archive holds records with nothing pending), and so does everything while
-    /// lifecycled recovers or a run waits for an answer.
+    /// journal has not shown yet waits (the archive holds records with nothing pending), and so does the unit of a
+    /// begin that waits for an answer; everything waits while lifecycled recovers.
+    ///
+    /// Work waiting behind other work does not hold the archive back: under a steady churn there always is some, and
+    /// records would pile up. A change of an archived unit that waits in line finds the unit unknown when its turn
+    /// comes, and brings its record back from the archive first.
     mutating func archiveGoneUnits() {
         goneUnits.armedAt = nil
         let minutes = configuration.archiveAfterMinutes
         guard minutes >= 0 else { return }
-        guard phase == .tracking, !isBusy else {
+        guard phase == .tracking else {
             planArchiving()
             return
         }
         var archived: [UnitRecord] = []
         var isWaiting = false
         for unit in goneUnits.due(at: now, after: minutes) {
-            if let record = tracker.records[unit], !record.pendingDispatches.isEmpty {
+            let isPending = tracker.records[unit].map { !$0.pendingDispatches.isEmpty } ?? false
+            if isPending || awaited?.unit == unit {
                 isWaiting = true
                 continue
             }

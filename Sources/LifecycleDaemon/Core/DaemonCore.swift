@@ -33,6 +33,14 @@ public struct DaemonCore: Sendable {
         case version(for: MappedTransition)
         /// The archived records of units shown for the first time, before `input`, which shows them, is taken.
         case archive(of: [String], then: DaemonInput)
+
+        /// The unit whose begin waits; nil for an archive look-up.
+        var unit: String? {
+            switch self {
+            case .ending(_, let transition, _, _), .version(let transition): transition.unit
+            case .archive: nil
+            }
+        }
     }
 
     public internal(set) var phase: DaemonPhase = .starting(buffered: [])

@@ -93,6 +93,23 @@ struct DaemonCoreArchiveTests {
         #expect(h.archive[H.unit]?.sequence == 2)
     }
 
+    @Test("work waiting in line does not hold the archive back: under a steady churn there always is some")
+    func archivesWhileBusy() throws {
+        var h = try afterOneRun(archiveAfterMinutes: 0)
+        h.send(.unitRemoved(H.unit))
+        h.holdVersions = true
+        h.send(.changed(H.snapshot("active", "b", second: 5, unit: "web-2.service")))
+        h.send(.changed(H.snapshot("active", "c", second: 6)))
+        #expect(h.heldVersionReads == ["web-2.service"], "a begin waits for its version, and a change behind it")
+        h.fire(.archiveGoneUnits)
+        #expect(h.archive[H.unit]?.sequence == 2, "archived although work waits")
+
+        // The change that waited finds web.service unknown, and brings its record back first.
+        h.send(.versionRead(unit: "web-2.service", version: "1"))
+        h.send(.versionRead(unit: H.unit, version: "1"))
+        #expect(h.dispatches().last == "3 wake c")
+    }
+
     @Test("archive_after_minutes -1 keeps every record")
     func never() throws {
         var h = try afterOneRun(archiveAfterMinutes: -1)
