@@ -21,7 +21,8 @@ struct UnitArchiveTests {
         let directory = try TemporaryDirectory()
         let archive = UnitArchive(stateDirectory: directory.path)
         #expect(try archive.records(of: ["web.service"]).isEmpty, "no archive yet")
-        let web = record("web.service", sequence: 4, launches: 2)
+        var web = record("web.service", sequence: 4, launches: 2)
+        web.updateCount = 3  // written after "unit"
         let job = record("run-u42.service", sequence: 2)
         try archive.append([web, job])
         #expect(try archive.records(of: ["web.service"]) == [web])

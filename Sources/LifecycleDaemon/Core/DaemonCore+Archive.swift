@@ -69,7 +69,7 @@ extension DaemonCore {
             effects.append(.archive(archived))
             log(.info, "Archived the records of \(archived.count) units unloaded \(minutes) or more minutes ago")
             // glibc keeps freed memory for reuse: after many records, give it back.
-            if archived.count >= GoneUnits.releaseThreshold { effects.append(.releaseMemory) }
+            if goneUnits.releasesMemory(archiving: archived.count, at: now) { effects.append(.releaseMemory) }
         }
         planArchiving(notBefore: isWaiting ? now + GoneUnits.retryInterval : nil)
     }

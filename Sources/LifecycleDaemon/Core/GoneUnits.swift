@@ -19,8 +19,21 @@ struct GoneUnits: Sendable, Equatable {
     static let retryInterval: Milliseconds = 60_000
     /// The shortest wait of the timer: units that go together are archived together.
     static let batchDelay: Milliseconds = 1_000
-    /// How many records archived at once make the heap's free pages worth giving back.
+    /// How many records archived at once make the heap's free pages worth giving back, and how often at most: giving
+    /// back also drops the code pages, which a churn then faults in again.
     static let releaseThreshold = 100
+    static let releaseInterval: Milliseconds = 60_000
+    /// When memory was last given back after archiving.
+    var releasedAt: Milliseconds?
+
+    /// Whether archiving `count` records at `now` gives memory back (and notes that it does).
+    mutating func releasesMemory(archiving count: Int, at now: Milliseconds) -> Bool {
+        guard count >= Self.releaseThreshold, releasedAt.map({ now - $0 >= Self.releaseInterval }) ?? true else {
+            return false
+        }
+        releasedAt = now
+        return true
+    }
 
     var isEmpty: Bool { since.isEmpty }
 

@@ -131,24 +131,49 @@ public struct UnitArchive: Sendable {
 
     /// The record of the last complete line of `bytes` that holds `unit`'s record; lines that do not parse (a line
     /// cut by a crash) are skipped.
+    ///
+    /// Every new unit name is looked up, so this must be cheap for the names that are not there: a record's keys are
+    /// sorted, and only `update_count` (at most 20 digits) may follow `unit`, so a line is a candidate only when its
+    /// last bytes hold the name's member, and only candidates are parsed.
     static func newestRecord(of unit: String, in bytes: [UInt8]) -> UnitRecord? {
-        // The unit's member as the compact writer lays it out; only lines holding it are parsed.
         var writer = JSONLayoutWriter(.compact)
         writer.beginObject()
         writer.member("unit", unit)
         let needle = Array(writer.bytes.dropFirst())
-        // Lines from the last: `end` is where the current one stops (its newline excluded).
-        var end = bytes.count
-        while end > 0 {
-            var start = end
-            while start > 0, bytes[start - 1] != UInt8(ascii: "\n") { start -= 1 }
-            let line = Array(bytes[start..<end])
-            end = start - 1
-            guard !line.isEmpty, line.firstRange(of: needle) != nil,
-                  case .record(let record)? = try? StateFileDecoder.decode(line, unit: unit, path: "")
-            else { continue }
+        let tail = needle.count + #","update_count":"#.utf8.count + 21
+        var found: Range<Int>?
+        var start = 0
+        while start < bytes.count {
+            let end = lineEnd(in: bytes, from: start)
+            if end - start >= needle.count, contains(bytes, needle, in: max(start, end - tail)..<end) {
+                found = start..<end
+            }
+            start = end + 1
+        }
+        // The last candidate is the newest; one that does not parse (cut short) gives way to the one before it.
+        guard let found else { return nil }
+        if case .record(let record)? = try? StateFileDecoder.decode(Array(bytes[found]), unit: unit, path: "") {
             return record
         }
-        return nil
+        return newestRecord(of: unit, in: Array(bytes[..<found.lowerBound]))
+    }
+
+    /// Where the line that starts at `start` ends (its newline, or the end of `bytes`): `memchr`, which reads many
+    /// bytes at a time.
+    private static func lineEnd(in bytes: [UInt8], from start: Int) -> Int {
+        bytes.withUnsafeBufferPointer { buffer -> Int in
+            guard let base = buffer.baseAddress,
+                  let newline = memchr(base + start, Int32(UInt8(ascii: "\n")), buffer.count - start)
+            else { return buffer.count }
+            return base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    private static func contains(_ bytes: [UInt8], _ needle: [UInt8], in range: Range<Int>) -> Bool {
+        guard range.count >= needle.count else { return false }
+        for offset in range.lowerBound...(range.upperBound - needle.count) where bytes[offset] == needle[0] {
+            if bytes[offset..<(offset + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
     }
 }
