@@ -148,6 +148,17 @@ struct JournalReaderDamageTests {
         #expect(indexes(try reader.entries(matching: odd, fields: ["TEST_INDEX"], since: 1_767_225_600_000_000 + 10_000_000)) == Array(stride(from: 11, to: 25, by: 2)))
     }
 
+    @Test("look-ups over several openings of the journal: each query answered as with one")
+    func holdingsAcrossOpenings() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        guard let file = try Self.journalFile(0..<25, in: directory, name: "a.journal") else { return }
+        let queries = (0..<200).map { ["TEST_INDEX=\($0 % 50)"] }
+        let (found, oldest) = try JournalReader(source: .files([file])).holdings(of: queries)
+        #expect(found == (0..<200).map { $0 % 50 < 25 })
+        #expect(oldest == 1_767_225_600_000_000)
+    }
+
     /// The cursor of entry `index` of `file`, as `journalctl --show-cursor` prints it.
     func cursor(of index: Int, in file: String) throws -> String {
         let process = Process()

@@ -55,6 +55,12 @@ public struct JournalReader: Sendable {
     /// Told once per call what that call had to leave out.
     public let damaged: @Sendable (JournalDamage) -> Void
 
+    /// How many queries ``holdings(of:)`` answers before it closes the journal and opens it again. Each query looks
+    /// its values up in the hash tables and entry arrays of every journal file, touching pages of its own, and
+    /// sd-journal keeps them mapped while the journal is open: hundreds of queries on a large journal held 200 MB at
+    /// their peak (docs/PERFORMANCE.md, "Units that never come back").
+    static let queriesPerOpening = 64
+
     /// How many failed steps in a row end a read: sd-journal drops a file it cannot iterate and moves on, so a step
     /// fails again and again only when the entry it found cannot be mapped, and then the rest is out of reach.
     static let consecutiveFailureLimit = 64
@@ -273,11 +279,17 @@ public struct JournalReader: Sendable {
     /// besides the calls above.
     public func holdings(of queries: [[String]]) throws(SystemdError) -> (found: [Bool], oldest: UInt64?) {
         var walk = Walk()
-        let journal = try open(matching: [], damage: &walk.damage)
+        var journal = try open(matching: [], damage: &walk.damage)
         defer { close(journal, walk) }
         var found: [Bool] = []
         found.reserveCapacity(queries.count)
-        for matches in queries {
+        for (index, matches) in queries.enumerated() {
+            if index > 0, index % Self.queriesPerOpening == 0 {
+                // The files left out were reported by the first opening.
+                sd_journal_close(journal)
+                var again = JournalDamage()
+                journal = try open(matching: [], damage: &again)
+            }
             try add(matches, to: journal)
             try check(sd_journal_seek_head(journal), "seek the journal")
             found.append(walk.step(journal, sd_journal_next, fields: []) != nil)
