@@ -15,8 +15,8 @@ struct GoneUnits: Sendable, Equatable {
     var armedAt: Milliseconds?
 
     /// How long after being archived is due the archive is looked at again when something stood in the way (a
-    /// dispatch of the unit not yet in the journal, work in progress).
-    static let retryInterval: Milliseconds = 60_000
+    /// dispatch of the unit not yet in the journal, a journal position not yet past it).
+    static let retryInterval: Milliseconds = 5_000
     /// The shortest wait of the timer: units that go together are archived together.
     static let batchDelay: Milliseconds = 1_000
     /// How many records archived at once make the heap's free pages worth giving back, and how often at most: giving
@@ -51,6 +51,11 @@ struct GoneUnits: Sendable, Equatable {
     func due(at now: Milliseconds, after minutes: Int) -> [String] {
         let limit = now - Milliseconds(minutes) * 60_000
         return since.filter { $0.value <= limit }.keys.sorted()
+    }
+
+    /// Whether `unit` went before `time`.
+    func went(_ unit: String, before time: Milliseconds) -> Bool {
+        since[unit].map { $0 < time } ?? false
     }
 
     /// When the next unit is due, nil when none is gone.

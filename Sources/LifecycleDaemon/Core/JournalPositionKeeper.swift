@@ -19,6 +19,13 @@ struct JournalPositionKeeper: Sendable {
     var recovered: JournalPosition?
     /// The journal's newest entry at the last reading of the tail while tracking, saved at the next one.
     var candidate: JournalPosition?
+    /// The wall-clock time of the last position saved: the next start reads PID 1's journal from there on.
+    var savedUpTo: Milliseconds?
+
+    /// Notes that `position` is being saved.
+    mutating func saving(_ position: JournalPosition) {
+        savedUpTo = Milliseconds(position.realtimeMicroseconds / 1_000)
+    }
 
     /// Signals were lost: a candidate read before may be ahead of runs the signals did not show.
     mutating func trackingInterrupted() {
@@ -30,6 +37,7 @@ extension DaemonCore {
     /// The recovery is done: what it read is recorded, so its position can be saved.
     mutating func saveRecoveredJournalPosition() {
         if let position = journalPositions.recovered {
+            journalPositions.saving(position)
             effects.append(.saveJournalPosition(position))
         }
         journalPositions.recovered = nil
@@ -53,6 +61,7 @@ extension DaemonCore {
         // A begin waiting for its version, or changes waiting behind it, may be of a run logged before the candidate.
         guard !isBusy else { return }
         if let candidate = journalPositions.candidate, candidate != position {
+            journalPositions.saving(candidate)
             effects.append(.saveJournalPosition(candidate))
         }
         journalPositions.candidate = position
