@@ -25,7 +25,9 @@ extension DaemonCore {
             haveRecordsChanged = false
             metricsHealth = health
             metricsPath = path
-            effects.append(.writeMetrics(path: path, text: metricsText()))
+            let text = metricsText()
+            metricsSchedule.lastSize = text.utf8.count
+            effects.append(.writeMetrics(path: path, text: text))
             effects.append(.arm(.writeMetrics, at: nextRefresh))
         case .arm(let time):
             effects.append(.arm(.writeMetrics, at: time))

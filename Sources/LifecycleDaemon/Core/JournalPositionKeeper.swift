@@ -14,6 +14,9 @@ import LifecycleEngine
 ///   Reading the tail costs an open of the journal and one step (docs/PERFORMANCE.md).
 struct JournalPositionKeeper: Sendable {
     static let interval: Milliseconds = 60_000
+    /// The interval while units wait to be archived, which waits for the position (``GoneUnits``): on a host that
+    /// churns transient units, records would otherwise pile up for two minutes.
+    static let archivingInterval: Milliseconds = 10_000
 
     /// The position of the recovery under way, saved when it is done.
     var recovered: JournalPosition?
@@ -57,7 +60,10 @@ extension DaemonCore {
     /// one waits for the next round.
     mutating func takeJournalTail(_ position: JournalPosition?) {
         guard phase == .tracking else { return }
-        defer { effects.append(.arm(.advanceJournalPosition, at: now + JournalPositionKeeper.interval)) }
+        defer {
+            let interval = goneUnits.isEmpty ? JournalPositionKeeper.interval : JournalPositionKeeper.archivingInterval
+            effects.append(.arm(.advanceJournalPosition, at: now + interval))
+        }
         // A begin waiting for its version, or changes waiting behind it, may be of a run logged before the candidate.
         guard !isBusy else { return }
         if let candidate = journalPositions.candidate, candidate != position {

@@ -9,6 +9,10 @@ import LifecycleEngine
 struct MetricsSchedule: Sendable, Equatable {
     static let minimumInterval: Milliseconds = 1_000
     static let refreshInterval: Milliseconds = 60_000
+    /// A large file waits longer between writes: one second more per this many bytes of the last write, so that
+    /// building and writing it never takes more than a small share of the time (many records, before the archive
+    /// takes them).
+    static let bytesPerSecond = 1 << 20
 
     /// What to do now.
     enum Decision: Sendable, Equatable {
@@ -22,6 +26,8 @@ struct MetricsSchedule: Sendable, Equatable {
 
     /// When the file was last written; nil before the first write.
     private(set) var lastWrite: Milliseconds?
+    /// The size of the last write, in bytes.
+    var lastSize = 0
     /// Something the file shows changed since the last write.
     private(set) var isDirty = true
     private var armedFor: Milliseconds?
@@ -37,11 +43,16 @@ struct MetricsSchedule: Sendable, Equatable {
     private mutating func decide(now: Milliseconds) -> Decision {
         // A clock set back (now before the last write) would otherwise push the next write far into the future.
         guard let lastWrite, now >= lastWrite else { return wrote(now: now) }
-        let due = lastWrite + (isDirty ? Self.minimumInterval : Self.refreshInterval)
+        let due = lastWrite + (isDirty ? changeInterval : Self.refreshInterval)
         if now >= due { return wrote(now: now) }
         guard armedFor != due else { return .wait }
         armedFor = due
         return .arm(due)
+    }
+
+    /// The least time between two writes of changes, for a file of the last write's size.
+    private var changeInterval: Milliseconds {
+        min(Self.refreshInterval, max(Self.minimumInterval, Milliseconds(lastSize / Self.bytesPerSecond) * 1_000))
     }
 
     private mutating func wrote(now: Milliseconds) -> Decision {

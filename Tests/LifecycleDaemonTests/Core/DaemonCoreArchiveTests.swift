@@ -139,6 +139,16 @@ struct DaemonCoreArchiveTests {
         #expect(h.archive[H.unit]?.sequence == 2)
     }
 
+    @Test("while units wait for the journal position, it is read every 10 s rather than every minute")
+    func positionReadOftenWhileUnitsWait() throws {
+        var h = try afterOneRun(archiveAfterMinutes: 0)
+        h.fire(.advanceJournalPosition)
+        #expect(h.armed[.advanceJournalPosition] == h.now + 60_000, "nothing waits")
+        h.send(.unitRemoved(H.unit))
+        h.fire(.advanceJournalPosition)
+        #expect(h.armed[.advanceJournalPosition] == h.now + 10_000)
+    }
+
     @Test("archive_after_minutes -1 keeps every record")
     func never() throws {
         var h = try afterOneRun(archiveAfterMinutes: -1)

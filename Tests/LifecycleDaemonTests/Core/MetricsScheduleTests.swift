@@ -23,4 +23,15 @@ struct MetricsScheduleTests {
         #expect(schedule.plan(now: 5_000, changed: false, timerFired: true) == .arm(60_000))
         #expect(schedule.plan(now: 60_000, changed: false, timerFired: true) == .write(nextRefresh: 120_000))
     }
+
+    @Test("a large file waits a second per MB between writes of changes, at most a minute")
+    func largeFileWaitsLonger() {
+        var schedule = MetricsSchedule()
+        _ = schedule.plan(now: 0, changed: true, timerFired: false)
+        schedule.lastSize = 5 << 20
+        #expect(schedule.plan(now: 1_000, changed: true, timerFired: false) == .arm(5_000))
+        _ = schedule.plan(now: 5_000, changed: false, timerFired: true)
+        schedule.lastSize = 500 << 20
+        #expect(schedule.plan(now: 6_000, changed: true, timerFired: false) == .wait, "the refresh in a minute is armed already")
+    }
 }
