@@ -23,15 +23,19 @@ struct GoneUnits: Sendable, Equatable {
     /// back also drops the code pages, which a churn then faults in again.
     static let releaseThreshold = 100
     static let releaseInterval: Milliseconds = 60_000
-    /// When memory was last given back after archiving.
+    /// When memory was last given back after archiving, and how many records were archived since.
     var releasedAt: Milliseconds?
+    var archivedSinceRelease = 0
 
-    /// Whether archiving `count` records at `now` gives memory back (and notes that it does).
+    /// Whether archiving `count` records at `now` gives memory back (and notes that it does): once enough were
+    /// archived, at most once per ``releaseInterval`` while units keep going, and at once when none is left to wait.
     mutating func releasesMemory(archiving count: Int, at now: Milliseconds) -> Bool {
-        guard count >= Self.releaseThreshold, releasedAt.map({ now - $0 >= Self.releaseInterval }) ?? true else {
-            return false
-        }
+        archivedSinceRelease += count
+        let isQuiet = since.isEmpty
+        let isDue = releasedAt.map { now - $0 >= Self.releaseInterval } ?? true
+        guard archivedSinceRelease >= Self.releaseThreshold, isDue || isQuiet else { return false }
         releasedAt = now
+        archivedSinceRelease = 0
         return true
     }
 
