@@ -11,13 +11,7 @@ enum JournalProbeEntry {
     static let numberField = "LIFECYCLE_PROBE"
 
     static func fields(number: UInt64, missing: Int) -> [(name: String, value: String)] {
-        [
-            ("MESSAGE", "Checking the journal for \(missing) dispatches not seen yet"),
-            ("MESSAGE_ID", messageID),
-            ("PRIORITY", "7"),
-            ("SYSLOG_IDENTIFIER", DispatchJournalEntry.syslogIdentifier),
-            (numberField, String(number)),
-        ]
+        fields(label: String(number), message: "Checking the journal for \(missing) dispatches not seen yet")
     }
 
     /// The matches that find probe `number` of the process `pid` among lifecycled's own root-owned entries.
@@ -28,13 +22,7 @@ enum JournalProbeEntry {
     /// The probe written before a run's end is looked for (``RunEndingBarrier``), labelled `end-N` so that it is never
     /// taken for a delivery probe of the same number.
     static func fields(barrier: UInt64, unit: String) -> [(name: String, value: String)] {
-        [
-            ("MESSAGE", "Checking the journal for how the previous run of \(unit) ended"),
-            ("MESSAGE_ID", messageID),
-            ("PRIORITY", "7"),
-            ("SYSLOG_IDENTIFIER", DispatchJournalEntry.syslogIdentifier),
-            (numberField, barrierLabel(barrier)),
-        ]
+        fields(label: barrierLabel(barrier), message: "Checking the journal for how the previous run of \(unit) ended")
     }
 
     static func query(barrier: UInt64, pid: Int32) -> [String] {
@@ -42,6 +30,16 @@ enum JournalProbeEntry {
     }
 
     private static func barrierLabel(_ number: UInt64) -> String { "end-\(number)" }
+
+    private static func fields(label: String, message: String) -> [(name: String, value: String)] {
+        [
+            ("MESSAGE", message),
+            ("MESSAGE_ID", messageID),
+            ("PRIORITY", "7"),
+            ("SYSLOG_IDENTIFIER", DispatchJournalEntry.syslogIdentifier),
+            (numberField, label),
+        ]
+    }
 
     private static func query(label: String, pid: Int32) -> [String] {
         DispatchJournalEntry.ownEntries + ["MESSAGE_ID=\(messageID)", "_PID=\(pid)", "\(numberField)=\(label)"]
