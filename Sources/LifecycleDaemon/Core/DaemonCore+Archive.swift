@@ -10,7 +10,12 @@ extension DaemonCore {
     /// systemd unloaded `unit`.
     mutating func unitRemoved(_ unit: String) {
         guard configuration.isWatched(unit), tracker.records[unit] != nil || tracker.hasSeen(unit) else { return }
+        let wasEmpty = goneUnits.isEmpty
         goneUnits.went(unit, at: now)
+        // The first unit to wait makes the journal position move on sooner (it waits for the position).
+        if wasEmpty, configuration.archiveAfterMinutes >= 0, readsManagerJournal, phase == .tracking {
+            effects.append(.arm(.advanceJournalPosition, at: now + JournalPositionKeeper.archivingInterval))
+        }
         planArchiving()
     }
 
