@@ -61,8 +61,8 @@ extension DaemonCore {
         }
         var archived: [UnitRecord] = []
         var isWaiting = false
-        // The next start reads PID 1's journal from the saved position on: a unit gone after it would come back
-        // from the archive at once, for runs its record already holds.
+        // The next start reads PID 1's journal from the saved position on: a unit gone after that position was read
+        // would come back from the archive at once, for runs its record already holds.
         let positionTime = readsManagerJournal ? journalPositions.savedUpTo ?? 0 : Milliseconds.max
         for unit in goneUnits.due(at: now, after: minutes) {
             let isPending = tracker.records[unit].map { !$0.pendingDispatches.isEmpty } ?? false

@@ -13,10 +13,12 @@ extension DaemonCore {
             phase = .recovering(.start, listing: snapshots, buffered: buffered)
             // A long history takes a while to read: ask systemd for more than its start timeout.
             if readsManagerJournal { extendStart(status: "Reading PID 1's journal for missed runs") }
+            journalPositions.recoveredReadAt = now
             effects.append(.readRecovery(startQuery(listing: snapshots)))
         case .signalsLost(let since, let buffered):
             phase = .recovering(.signalsLost(since: since), listing: snapshots, buffered: buffered)
             if readsManagerJournal {
+                journalPositions.recoveredReadAt = now
                 effects.append(.readRecovery(RecoveryQuery(history: .since(microseconds: since), catchUp: [], endings: [])))
             } else {
                 recover(with: RecoveryAnswer())  // without PID 1's journal the listing is all there is

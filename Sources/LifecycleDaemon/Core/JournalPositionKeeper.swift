@@ -22,12 +22,18 @@ struct JournalPositionKeeper: Sendable {
     var recovered: JournalPosition?
     /// The journal's newest entry at the last reading of the tail while tracking, saved at the next one.
     var candidate: JournalPosition?
-    /// The wall-clock time of the last position saved: the next start reads PID 1's journal from there on.
+    /// When (lifecycled's clock) ``recovered`` (asked for with the recovery's read) and ``candidate`` were read.
+    var recoveredReadAt: Milliseconds?
+    var candidateReadAt: Milliseconds?
+    /// The position saved last, and when it was read: the next start reads PID 1's journal after it, so it holds
+    /// everything PID 1 logged before that time.
+    var lastSaved: JournalPosition?
     var savedUpTo: Milliseconds?
 
-    /// Notes that `position` is being saved.
-    mutating func saving(_ position: JournalPosition) {
-        savedUpTo = Milliseconds(position.realtimeMicroseconds / 1_000)
+    /// Notes that `position`, read at `readAt`, is saved (or was already).
+    mutating func saving(_ position: JournalPosition, readAt: Milliseconds?) {
+        lastSaved = position
+        savedUpTo = readAt
     }
 
     /// Signals were lost: a candidate read before may be ahead of runs the signals did not show.
@@ -40,7 +46,7 @@ extension DaemonCore {
     /// The recovery is done: what it read is recorded, so its position can be saved.
     mutating func saveRecoveredJournalPosition() {
         if let position = journalPositions.recovered {
-            journalPositions.saving(position)
+            journalPositions.saving(position, readAt: journalPositions.recoveredReadAt)
             effects.append(.saveJournalPosition(position))
         }
         journalPositions.recovered = nil
@@ -66,10 +72,13 @@ extension DaemonCore {
         }
         // A begin waiting for its version, or changes waiting behind it, may be of a run logged before the candidate.
         guard !isBusy else { return }
-        if let candidate = journalPositions.candidate, candidate != position {
-            journalPositions.saving(candidate)
-            effects.append(.saveJournalPosition(candidate))
+        if let candidate = journalPositions.candidate {
+            // A journal with nothing new since the last save needs no write, but the saved position now holds
+            // everything PID 1 logged before the candidate was read.
+            if candidate != journalPositions.lastSaved { effects.append(.saveJournalPosition(candidate)) }
+            journalPositions.saving(candidate, readAt: journalPositions.candidateReadAt)
         }
         journalPositions.candidate = position
+        journalPositions.candidateReadAt = now
     }
 }
