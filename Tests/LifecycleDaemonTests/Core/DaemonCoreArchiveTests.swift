@@ -150,6 +150,25 @@ struct DaemonCoreArchiveTests {
         #expect(h.armed[.advanceJournalPosition] == h.now + 10_000)
     }
 
+    @Test("an idle journal: its tail read again unchanged after the unit went holds the unit's entries, so it is past")
+    func idleJournal() throws {
+        var h = try afterOneRun(archiveAfterMinutes: 0)
+        h.journalTail = JournalPosition(
+            cursor: "s=idle", bootID: String(repeating: "b", count: 32), monotonicMicroseconds: 0,
+            realtimeMicroseconds: UInt64(H.t0) * 1_000
+        )
+        h.fire(.advanceJournalPosition)
+        h.now += 1_000
+        h.send(.unitRemoved(H.unit))
+        h.fire(.advanceJournalPosition)
+        h.fire(.archiveGoneUnits)
+        #expect(h.archive.isEmpty, "the position saved was read before the unit went")
+        h.fire(.advanceJournalPosition)
+        h.fire(.archiveGoneUnits)
+        #expect(h.archive[H.unit]?.sequence == 2, "read again after it went, unchanged")
+        #expect(h.savedPositions.count == 1, "nothing new to write")
+    }
+
     @Test("archive_after_minutes -1 keeps every record")
     func never() throws {
         var h = try afterOneRun(archiveAfterMinutes: -1)
