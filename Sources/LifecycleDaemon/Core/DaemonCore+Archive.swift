@@ -10,12 +10,7 @@ extension DaemonCore {
     /// systemd unloaded `unit`.
     mutating func unitRemoved(_ unit: String) {
         guard configuration.isWatched(unit), tracker.records[unit] != nil || tracker.hasSeen(unit) else { return }
-        let wasEmpty = goneUnits.isEmpty
         goneUnits.went(unit, at: now)
-        // The first unit to wait makes the journal position move on sooner (it waits for the position).
-        if wasEmpty, configuration.archiveAfterMinutes >= 0, readsManagerJournal, phase == .tracking {
-            effects.append(.arm(.advanceJournalPosition, at: now + JournalPositionKeeper.archivingInterval))
-        }
         planArchiving()
     }
 
@@ -37,6 +32,8 @@ extension DaemonCore {
     mutating func planArchiving(notBefore: Milliseconds? = nil) {
         let minutes = configuration.archiveAfterMinutes
         guard minutes >= 0, let due = goneUnits.nextDue(after: minutes) else { return }
+        // Units that go wait for the journal position too: its next reading comes within 10 s.
+        hastenJournalTailReading()
         let time = max(due, notBefore ?? now + GoneUnits.batchDelay)
         // A timer that fires before the time finds nothing due and is armed again.
         if let armed = goneUnits.armedAt, armed <= time { return }

@@ -29,6 +29,8 @@ struct JournalPositionKeeper: Sendable {
     /// everything PID 1 logged before that time.
     var lastSaved: JournalPosition?
     var savedUpTo: Milliseconds?
+    /// When the tail is read next; nil when no reading is armed.
+    var nextReading: Milliseconds?
 
     /// Notes that `position`, read at `readAt`, is saved (or was already).
     mutating func saving(_ position: JournalPosition, readAt: Milliseconds?) {
@@ -53,11 +55,27 @@ extension DaemonCore {
         journalPositions.candidate = nil
         // Without PID 1's journal (the user manager) there is no position to keep.
         guard readsManagerJournal else { return }
-        effects.append(.arm(.advanceJournalPosition, at: now + JournalPositionKeeper.interval))
+        armJournalTailReading()
+    }
+
+    /// Arms the next reading of the tail: in a minute, or in 10 s while units wait for the position (``GoneUnits``).
+    mutating func armJournalTailReading() {
+        let interval = goneUnits.isEmpty ? JournalPositionKeeper.interval : JournalPositionKeeper.archivingInterval
+        journalPositions.nextReading = now + interval
+        effects.append(.arm(.advanceJournalPosition, at: now + interval))
+    }
+
+    /// Units began to wait for the position: a reading armed further away than 10 s comes sooner.
+    mutating func hastenJournalTailReading() {
+        guard readsManagerJournal, phase == .tracking, !goneUnits.isEmpty,
+            (journalPositions.nextReading ?? .max) > now + JournalPositionKeeper.archivingInterval
+        else { return }
+        armJournalTailReading()
     }
 
     /// The timer fired: while tracking, read where the journal ends now.
     mutating func readJournalTail() {
+        journalPositions.nextReading = nil
         guard phase == .tracking else { return }  // the recovery that is under way saves its own
         effects.append(.readJournalTail)
     }
@@ -66,10 +84,7 @@ extension DaemonCore {
     /// one waits for the next round.
     mutating func takeJournalTail(_ position: JournalPosition?) {
         guard phase == .tracking else { return }
-        defer {
-            let interval = goneUnits.isEmpty ? JournalPositionKeeper.interval : JournalPositionKeeper.archivingInterval
-            effects.append(.arm(.advanceJournalPosition, at: now + interval))
-        }
+        defer { armJournalTailReading() }
         // A begin waiting for its version, or changes waiting behind it, may be of a run logged before the candidate.
         guard !isBusy else { return }
         if let candidate = journalPositions.candidate {
