@@ -25,10 +25,17 @@ let package = Package(
             name: "LifecycleEngine",
             swiftSettings: strictSettings
         ),
+        // Pure: the dispatch schema both binaries share: every LIFECYCLE_* journal field, written and read back, the
+        // journal matches of lifecycled's entries, and the rule for where a unit's last run stands.
+        .target(
+            name: "LifecycleSchema",
+            dependencies: ["LifecycleEngine"],
+            swiftSettings: strictSettings
+        ),
         // Files: configuration loading and per-unit state files.
         .target(
             name: "LifecycleStorage",
-            dependencies: ["LifecycleEngine"],
+            dependencies: ["LifecycleEngine", "LifecycleSchema"],
             swiftSettings: strictSettings
         ),
         // The daemon's services and wiring, in a library so that tests can drive it in-process.
@@ -36,6 +43,7 @@ let package = Package(
             name: "LifecycleDaemon",
             dependencies: [
                 "LifecycleEngine",
+                "LifecycleSchema",
                 "LifecycleStorage",
                 "LifecycleSystemd",
                 .product(name: "Logging", package: "swift-log"),
@@ -59,6 +67,7 @@ let package = Package(
             name: "lifecyclectl",
             dependencies: [
                 "LifecycleEngine",
+                "LifecycleSchema",
                 "LifecycleStorage",
                 "LifecycleSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -82,8 +91,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "LifecycleSchemaTests",
+            dependencies: ["LifecycleSchema", "LifecycleEngine"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "LifecycleStorageTests",
-            dependencies: ["LifecycleStorage"],
+            dependencies: ["LifecycleStorage", "LifecycleSchema"],
             swiftSettings: strictSettings
         ),
         // libsystemd's headers; LifecycleSystemd is the only module that imports it.
@@ -114,7 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LifecycleDaemonTests",
-            dependencies: ["LifecycleDaemon", "LifecycleSystemd", "LifecycleTestSupport"],
+            dependencies: ["LifecycleDaemon", "LifecycleSchema", "LifecycleSystemd", "LifecycleTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -122,6 +136,7 @@ let package = Package(
             dependencies: [
                 "lifecyclectl",
                 "LifecycleEngine",
+                "LifecycleSchema",
                 "LifecycleStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

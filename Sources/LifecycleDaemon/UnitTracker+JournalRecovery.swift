@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 
 /// Bringing the records up to lifecycled's own journal at start, so that nothing is dispatched twice and no number is

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 
 /// Why a manual or custom event sent to lifecycled was refused. Nothing is recorded for a refused event.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 
 /// The daemon's bookkeeping without its I/O: which units are watched, what systemd's snapshots mean for them, and
@@ -135,9 +136,11 @@ public struct UnitTracker: Sendable {
         case .refused(let event, let error): effects.append(.refused(unit: unit, event: event, error: error))
         case .ignored: break
         }
-        if transition.isReconciled { dispatch?.customData["reconciled"] = .bool(true) }
+        if transition.isReconciled { dispatch?.customData[DispatchField.PayloadKey.reconciled] = .bool(true) }
         // LIFECYCLE_RUN_END=unknown: a sleep whose time is only the last moment the run was known to be going.
-        if transition.transition == .endedUnknown { dispatch?.customData["run_end"] = .string("unknown") }
+        if transition.transition == .endedUnknown {
+            dispatch?.customData[DispatchField.PayloadKey.runEnd] = .string(DispatchField.unknownRunEnd)
+        }
         effects += commit(record, replacing: stored, dispatch: dispatch, kind: kind, invocationID: transition.invocationID)
         return effects
     }
@@ -148,7 +151,7 @@ public struct UnitTracker: Sendable {
     @discardableResult
     public mutating func markDelivered(unit: String, sequence: UInt64) -> Bool {
         let number = String(sequence)
-        guard let index = records[unit]?.pendingDispatches.firstIndex(where: { $0["LIFECYCLE_SEQUENCE"] == number })
+        guard let index = records[unit]?.pendingDispatches.firstIndex(where: { $0[DispatchField.sequence] == number })
         else { return false }
         records[unit]?.pendingDispatches.remove(at: index)
         // An empty array without its buffer: every record's would otherwise stay allocated between the freed

@@ -121,6 +121,7 @@ $name" >/dev/null
     c_exec journalctl --sync
     c_exec cat /etc/machine-id >"$work/$name.machine-id"
     sender_dispatches >"$work/$name.sent"
+    c_exec "$CTL" status --json >"$work/$name.status"
     if [[ $how == all ]]; then
         c_exec "$UPLOAD" --url="$URL" --follow=no
     else
@@ -183,10 +184,14 @@ test_status_shows_both_machines() {
         assert_eq "failed" "$(jq -r --arg m "$name" \
             '.units[] | select(.machine == $m and .unit == "lc-exit3.service") | .state' <<<"$json")" \
             "state of lc-exit3.service on $name"
-        assert_eq "deployed true" "$(jq -r --arg m "$name" \
-            '.units[] | select(.machine == $m and .unit == "lc-oneshot.service")
-             | "\(.last_event) \(.payload.note | startswith("say"))"' <<<"$json")" \
-            "newest dispatch of lc-oneshot.service on $name"
+        # Every unit's object is the one the sender's own status --json gave (its state files), plus the machine.
+        local unit fleet_unit local_unit
+        for unit in lc-oneshot.service lc-exit3.service; do
+            fleet_unit=$(jq -cS --arg m "$name" --arg u "$unit" \
+                '.units[] | select(.machine == $m and .unit == $u) | del(.machine, .machine_id)' <<<"$json")
+            local_unit=$(jq -cS --arg u "$unit" '.units[] | select(.unit == $u)' <"$work/$name.status")
+            assert_eq "$local_unit" "$fleet_unit" "$unit on $name: from the collector and from its state file"
+        done
         assert_eq "$(<"$work/$name.machine-id")" "$(jq -r --arg m "$name" \
             '[.units[] | select(.machine == $m) | .machine_id] | unique | .[]' <<<"$json")" "machine_id of $name"
     done

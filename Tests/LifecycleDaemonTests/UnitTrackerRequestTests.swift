@@ -3,6 +3,7 @@
 import Foundation
 import LifecycleDaemon
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 import Testing
 

@@ -2,6 +2,7 @@
 
 import Foundation
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 import Testing
 

@@ -15,15 +15,15 @@ struct FollowLineTests {
 
     @Test("text: the time and the dispatch's message, marked when recovered")
     func text() {
-        #expect(FollowLine.text(Self.fields) == "2026-03-01T10:00:00.000Z web.service: launch #12 (crash detected, 3 crashes in total)")
+        #expect(FollowLine.text(Fixtures.journaled(Self.fields)) == "2026-03-01T10:00:00.000Z web.service: launch #12 (crash detected, 3 crashes in total)")
         var recovered = Self.fields
         recovered["LIFECYCLE_RECONCILED"] = "true"
-        #expect(FollowLine.text(recovered).hasSuffix(" (recovered)"))
+        #expect(FollowLine.text(Fixtures.journaled(recovered)).hasSuffix(" (recovered)"))
     }
 
     @Test("JSON: one object a line, with typed values and the payload as an object")
     func json() throws {
-        let line = FollowLine.json(Self.fields)
+        let line = FollowLine.json(Fixtures.journaled(Self.fields))
         #expect(!line.contains("\n"))
         guard case .object(let object) = try JSONParser.parse(line) else {
             Issue.record("not an object: \(line)")

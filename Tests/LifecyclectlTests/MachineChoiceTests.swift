@@ -6,15 +6,15 @@ import Testing
 
 /// `lifecyclectl runs --directory`: one machine's dispatches, chosen by hostname or machine id.
 struct MachineChoiceTests {
-    private let dispatches = [
+    private let dispatches = Fixtures.journaled([
         ["_HOSTNAME": "web-1", "_MACHINE_ID": FleetRowTests.idA, "LIFECYCLE_SEQUENCE": "1"],
         ["_HOSTNAME": "web-2", "_MACHINE_ID": FleetRowTests.idB, "LIFECYCLE_SEQUENCE": "1"],
         ["_HOSTNAME": "web-1", "_MACHINE_ID": FleetRowTests.idA, "LIFECYCLE_SEQUENCE": "2"],
-    ]
+    ])
 
     @Test("by hostname or machine id; one machine needs no choice")
     func chosen() throws {
-        #expect(try MachineChoice.dispatches(dispatches, machine: "web-1").map { $0["LIFECYCLE_SEQUENCE"] } == ["1", "2"])
+        #expect(try MachineChoice.dispatches(dispatches, machine: "web-1").map(\.sequence) == [1, 2])
         #expect(try MachineChoice.dispatches(dispatches, machine: FleetRowTests.idB).count == 1)
         #expect(try MachineChoice.dispatches(Array(dispatches.prefix(1)), machine: nil).count == 1)
         #expect(try MachineChoice.dispatches([], machine: nil).isEmpty)

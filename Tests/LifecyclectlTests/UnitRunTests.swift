@@ -39,7 +39,7 @@ struct UnitRunTests {
 
     @Test("runs newest first: how each began and ended, the failure, the duration, the version, recovered or not")
     func runs() {
-        let runs = UnitRun.runs(from: history)
+        let runs = UnitRun.runs(from: Fixtures.journaled(history))
         #expect(runs.map(\.invocationID) == [Self.runC, Self.runB, Self.runA])
         #expect(runs[0].begin == .launch && runs[0].end == nil && runs[0].durationSeconds == nil)
         #expect(runs[0].reconciled && runs[0].version == "1.1")
@@ -52,7 +52,7 @@ struct UnitRunTests {
     @Test("order comes from the sequence numbers, and a dispatch sent twice counts once")
     func orderAndDuplicates() {
         let shuffled = history.reversed() + [history[1]]
-        #expect(UnitRun.runs(from: Array(shuffled)) == UnitRun.runs(from: history))
+        #expect(UnitRun.runs(from: Fixtures.journaled(Array(shuffled))) == UnitRun.runs(from: Fixtures.journaled(history)))
     }
 
     @Test("a freeze and a thaw stay within their run; manual runs without an InvocationID pair up in order")
@@ -65,7 +65,7 @@ struct UnitRunTests {
             dispatch(5, "launch", "11:00:00.000", nil),
             dispatch(6, "sleep", "11:00:02.000", nil),
         ]
-        let runs = UnitRun.runs(from: frozen)
+        let runs = UnitRun.runs(from: Fixtures.journaled(frozen))
         #expect(runs.count == 2)
         #expect(runs[0].invocationID == nil && runs[0].durationSeconds == 2)
         #expect(runs[1].invocationID == Self.runA && runs[1].durationSeconds == 30)
@@ -73,7 +73,7 @@ struct UnitRunTests {
 
     @Test("the JSON document has every key, null where unknown")
     func json() throws {
-        let rendered = RunsJSON.render(unit: "web.service", runs: UnitRun.runs(from: history))
+        let rendered = RunsJSON.render(unit: "web.service", runs: UnitRun.runs(from: Fixtures.journaled(history)))
         let document = try JSONParser.parse(Array(rendered.utf8))
         guard case .array(let runs)? = document.objectValue?["runs"] else {
             Issue.record("no runs in \(rendered)")
@@ -103,7 +103,7 @@ struct UnitRunTests {
 
     @Test("the table shows a killed run's signal and a running run")
     func table() {
-        let runs = UnitRun.runs(from: history)
+        let runs = UnitRun.runs(from: Fixtures.journaled(history))
         let text = RunsTable.render(unit: "web.service", runs: runs, colour: false, legend: false)
         let lines = text.split(separator: "\n")
         #expect(lines.count == 3)
@@ -119,7 +119,7 @@ struct UnitRunTests {
             dispatch(2, "sleep", "10:05:00.000", Self.runA, ["LIFECYCLE_RUN_END": "unknown", "LIFECYCLE_RECONCILED": "true"]),
             dispatch(3, "wake", "10:06:00.000", Self.runB),
         ]
-        let runs = UnitRun.runs(from: dispatches)
+        let runs = UnitRun.runs(from: Fixtures.journaled(dispatches))
         #expect(runs[1].end == "sleep" && runs[1].result == "unknown" && runs[1].durationSeconds == nil)
         let text = RunsTable.render(unit: "web.service", runs: runs, colour: false)
         #expect(text.contains("sleep unknown"))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 
 /// The metrics file (`metrics_file`): the core keeps lifecycled's health counters and decides when the file is

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 
 /// One dispatch on its way to the journal: the entry exactly as it is sent (and sent again, byte for byte), with the
@@ -18,13 +19,13 @@ public struct PendingDispatch: Sendable, Equatable {
 
     /// When the dispatched event happened (`LIFECYCLE_TIME`): the dispatch was made then or later.
     var eventTime: Milliseconds? {
-        entry.journalFields["LIFECYCLE_TIME"].flatMap(TimestampParser.milliseconds(from:))
+        entry.journalFields[DispatchField.time].flatMap(TimestampParser.milliseconds(from:))
     }
 
     /// The dispatches a record holds as pending, oldest first; entries without a readable sequence are skipped.
     static func pending(in record: UnitRecord) -> [PendingDispatch] {
         record.pendingDispatches.compactMap { fields in
-            fields["LIFECYCLE_SEQUENCE"].flatMap(UInt64.init).map {
+            fields[DispatchField.sequence].flatMap(UInt64.init).map {
                 PendingDispatch(unit: record.unit, sequence: $0, entry: DispatchJournalEntry(journalFields: fields))
             }
         }
@@ -32,6 +33,6 @@ public struct PendingDispatch: Sendable, Equatable {
 
     /// The matches that find this dispatch among lifecycled's own root-owned entries.
     public var journalQuery: [String] {
-        DispatchJournalEntry.ownEntries + ["LIFECYCLE_UNIT=\(unit)", "LIFECYCLE_SEQUENCE=\(sequence)"]
+        DispatchMatches.dispatch(unit: unit, sequence: sequence)
     }
 }

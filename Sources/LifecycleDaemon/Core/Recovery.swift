@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleSchema
 
 /// What the core needs read from the journal to record what it missed (DESIGN §9).
 public struct RecoveryQuery: Sendable, Equatable {

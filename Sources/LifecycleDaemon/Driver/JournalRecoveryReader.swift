@@ -2,6 +2,7 @@
 
 import Glibc
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 import LifecycleSystemd
 import Logging
@@ -52,11 +53,11 @@ struct JournalRecoveryReader {
         var journaled: [String: [JournaledDispatch]] = [:]
         do {
             let found = try reader.newestEntries(
-                for: catchUp.map { DispatchJournalEntry.ownEntries + ["LIFECYCLE_UNIT=\($0.unit)"] },
+                for: catchUp.map { DispatchMatches.unit($0.unit) },
                 fields: JournaledDispatch.fields,
                 while: { index, entry in
                     let floor = catchUp[index].recordedSequence ?? 0
-                    return entry.fields["LIFECYCLE_SEQUENCE"].flatMap { UInt64($0) }.map { $0 > floor } ?? false
+                    return entry.fields[DispatchField.sequence].flatMap { UInt64($0) }.map { $0 > floor } ?? false
                 }
             )
             for (query, entries) in zip(catchUp, found) {
@@ -191,11 +192,11 @@ struct JournalRecoveryReader {
         let own = (pid: String(getpid()), boot: JournalReader.currentBootID)
         let identity = ["_PID", "_BOOT_ID"]
         guard let marker = try reader.newestEntry(
-            matching: DispatchJournalEntry.ownEntries + ["MESSAGE_ID=\(TrackingStartedEntry.messageID)"], fields: identity,
+            matching: DispatchMatches.own + ["MESSAGE_ID=\(TrackingStartedEntry.messageID)"], fields: identity,
             where: { $0.fields["_PID"] != own.pid || $0.fields["_BOOT_ID"] != own.boot }
         ), let pid = marker.fields["_PID"], let boot = marker.fields["_BOOT_ID"]
         else { return nil }
-        let last = try reader.newestEntry(matching: DispatchJournalEntry.ownEntries + ["_PID=\(pid)", "_BOOT_ID=\(boot)"], fields: [])
+        let last = try reader.newestEntry(matching: DispatchMatches.own + ["_PID=\(pid)", "_BOOT_ID=\(boot)"], fields: [])
         return last?.realtimeMicroseconds ?? marker.realtimeMicroseconds
     }
 

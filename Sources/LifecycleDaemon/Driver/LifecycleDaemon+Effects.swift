@@ -2,6 +2,7 @@
 
 import Glibc
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 import LifecycleSystemd
 import Logging

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleSchema
+
 /// A small entry lifecycled writes when dispatches it sent are not in the journal yet and nothing sent after them is:
 /// journald takes its socket's entries in order, so once a probe is there, every dispatch sent before it was either
 /// written or dropped (journald's rate limit). Without it, the last dispatches before a quiet spell could never be
@@ -8,7 +10,7 @@
 enum JournalProbeEntry {
     /// Generated once; never change it (docs/journal.md).
     static let messageID = "a77f27aab5d441e6881b299bd4764154"
-    static let numberField = "LIFECYCLE_PROBE"
+    static let numberField = DispatchField.probe
 
     static func fields(number: UInt64, missing: Int) -> [(name: String, value: String)] {
         fields(label: String(number), message: "Checking the journal for \(missing) dispatches not seen yet")
@@ -42,6 +44,6 @@ enum JournalProbeEntry {
     }
 
     private static func query(label: String, pid: Int32) -> [String] {
-        DispatchJournalEntry.ownEntries + ["MESSAGE_ID=\(messageID)", "_PID=\(pid)", "\(numberField)=\(label)"]
+        DispatchMatches.own + ["MESSAGE_ID=\(messageID)", "_PID=\(pid)", "\(numberField)=\(label)"]
     }
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleSchema
+
 /// The journal entry lifecycled writes once it tracks its units (when it sends READY=1).
 ///
 /// From then on that instance of lifecycled saw every run of a watched unit begin. The next start looks in PID 1's

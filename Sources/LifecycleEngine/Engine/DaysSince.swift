@@ -5,13 +5,13 @@ extension Milliseconds {
 
     /// Complete 24-hour periods from `start` to `self` (engine-semantics §4.1): calendar days, midnight and DST play
     /// no part. Nil when `start` is unknown, before 1970, or later than `self` (a clock that moved back).
-    func daysSince(_ start: Milliseconds?) -> Int64? {
+    public func daysSince(_ start: Milliseconds?) -> Int64? {
         guard let start, start >= 0, self >= start else { return nil }
         return (self - start) / Self.millisecondsPerDay
     }
 
     /// Whole seconds from `start` to `self`, truncated; never negative, even when the clock moved back.
-    func secondsSince(_ start: Milliseconds?) -> Int64 {
+    public func secondsSince(_ start: Milliseconds?) -> Int64 {
         guard let start else { return 0 }
         return Swift.max(0, (self - start) / 1_000)
     }

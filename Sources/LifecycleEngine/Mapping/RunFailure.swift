@@ -34,18 +34,6 @@ public struct RunFailure: Sendable, Hashable, Codable {
         self.init(result: result, exitCode: exitCode, exitStatus: exitStatus, time: crashNotice.time)
     }
 
-    /// The failure a crash notice's journal entry describes (docs/journal.md: `LIFECYCLE_UNIT_RESULT`,
-    /// `LIFECYCLE_EXIT_CODE`, `LIFECYCLE_EXIT_STATUS`), for readers of the journal such as the catch-up at start and
-    /// `lifecyclectl runs`.
-    public init(journalFields fields: [String: String], time: Milliseconds) {
-        self.init(
-            result: fields["LIFECYCLE_UNIT_RESULT"] ?? "unknown",
-            exitCode: fields["LIFECYCLE_EXIT_CODE"],
-            exitStatus: fields["LIFECYCLE_EXIT_STATUS"].flatMap { Int64($0) },
-            time: time
-        )
-    }
-
     /// True when ``exitStatus`` is a signal number rather than an exit status.
     public var isSignal: Bool {
         if let exitCode { return exitCode == "killed" || exitCode == "dumped" }

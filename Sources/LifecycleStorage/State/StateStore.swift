@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleSchema
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleSchema
 
 extension UnitRecord {
     /// The record's state file: pretty-printed JSON with sorted keys and a final newline, the bytes Foundation's

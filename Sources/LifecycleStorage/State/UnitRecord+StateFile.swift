@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleSchema
 
 extension UnitRecord {
     /// Reads a record from its state file's parsed top-level object, with the rules of its `Codable` form: older

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleSchema
 
 /// What a unit's state file holds: the engine's state plus the bookkeeping of the daemon around it.
 ///

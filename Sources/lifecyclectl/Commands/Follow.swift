@@ -3,6 +3,7 @@
 import ArgumentParser
 import Glibc
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleSystemd
 
 /// `lifecyclectl follow [PATTERN…]`: lifecycled's dispatches as they happen, one line each, like `journalctl -f`.
@@ -26,9 +27,10 @@ struct Follow: ParsableCommand {
     func run() throws {
         let filter = try UnitFilter(arguments: patterns, failedOnly: false)
         do {
-            try JournalReader().follow(matching: DispatchJournal.lifecycledMatches, fields: FollowLine.fields) { entry in
-                guard let unit = entry.fields["LIFECYCLE_UNIT"], filter.includesName(unit) else { return true }
-                print(json ? FollowLine.json(entry.fields) : FollowLine.text(entry.fields))
+            try JournalReader().follow(matching: DispatchMatches.own, fields: FollowLine.fields) { entry in
+                guard let dispatch = JournaledDispatch(fields: entry.fields), filter.includesName(dispatch.unit)
+                else { return true }
+                print(json ? FollowLine.json(dispatch) : FollowLine.text(dispatch))
                 fflush(nil)  // one line as each dispatch comes, also into a pipe (nil: every stream)
                 return true
             }
@@ -40,32 +42,32 @@ struct Follow: ParsableCommand {
 
 /// One line of `lifecyclectl follow`.
 enum FollowLine {
-    static let fields = [
-        "LIFECYCLE_UNIT", "LIFECYCLE_EVENT", "LIFECYCLE_TIME", "LIFECYCLE_SEQUENCE", "LIFECYCLE_INVOCATION_ID",
-        "LIFECYCLE_RECONCILED", "LIFECYCLE_PAYLOAD", "MESSAGE",
-    ]
+    static let fields = JournaledDispatch.fields + [DispatchField.payload, DispatchField.message]
 
     /// `2026-03-01T10:00:00.000Z nginx.service: launch #12 (crash detected, 3 crashes in total)`.
-    static func text(_ fields: [String: String]) -> String {
-        let recovered = fields["LIFECYCLE_RECONCILED"] == "true" ? " (recovered)" : ""
-        return "\(fields["LIFECYCLE_TIME"] ?? "-") \(fields["MESSAGE"] ?? "")\(recovered)"
+    static func text(_ dispatch: JournaledDispatch) -> String {
+        "\(time(dispatch)) \(dispatch.message ?? "")\(dispatch.isReconciled ? " (recovered)" : "")"
     }
 
     /// The dispatch as one JSON object: `time`, `unit`, `event`, `sequence`, `invocation_id`, `reconciled`,
     /// `message`, and the whole `payload`.
-    static func json(_ fields: [String: String]) -> String {
-        var object: [String: JSONValue] = [
-            "time": fields["LIFECYCLE_TIME"].map(JSONValue.string) ?? .null,
-            "unit": fields["LIFECYCLE_UNIT"].map(JSONValue.string) ?? .null,
-            "event": fields["LIFECYCLE_EVENT"].map(JSONValue.string) ?? .null,
-            "sequence": fields["LIFECYCLE_SEQUENCE"].flatMap { Int64($0) }.map(JSONValue.int) ?? .null,
-            "invocation_id": fields["LIFECYCLE_INVOCATION_ID"].map(JSONValue.string) ?? .null,
-            "reconciled": .bool(fields["LIFECYCLE_RECONCILED"] == "true"),
-            "message": fields["MESSAGE"].map(JSONValue.string) ?? .null,
+    static func json(_ dispatch: JournaledDispatch) -> String {
+        let object: [String: JSONValue] = [
+            "time": .string(time(dispatch)),
+            "unit": .string(dispatch.unit),
+            "event": .string(dispatch.event),
+            "sequence": .int(Int64(clamping: dispatch.sequence)),
+            "invocation_id": dispatch.invocationID.map(JSONValue.string) ?? .null,
+            "reconciled": .bool(dispatch.isReconciled),
+            "message": dispatch.message.map(JSONValue.string) ?? .null,
+            "payload": dispatch.payload ?? .null,
         ]
-        object["payload"] = fields["LIFECYCLE_PAYLOAD"].flatMap { try? JSONParser.parse($0) } ?? .null
         var writer = JSONWriter()
         writer.value(.object(object))
         return writer.string
+    }
+
+    private static func time(_ dispatch: JournaledDispatch) -> String {
+        LifecycleDateFormat.iso8601Milliseconds.string(dispatch.time)
     }
 }

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleSystemd
 
 /// `lifecyclectl runs UNIT`: the unit's recent runs, newest first, from lifecycled's dispatches in the journal.
@@ -58,7 +59,7 @@ struct Runs: ParsableCommand {
 
     func run() throws {
         let name = try UnitName.normalize(unit)
-        var dispatches: [[String: String]]
+        var dispatches: [JournaledDispatch]
         do {
             dispatches = try DispatchJournal(source: journal.source ?? .local).dispatches(of: name)
         } catch {

@@ -1,28 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import LifecycleSchema
 import LifecycleSystemd
 
 /// `lifecyclectl status --directory DIR` / `--file FILE…`: the fleet view over collected journals.
 extension Status {
     func showFleet(from source: JournalSource, filter: UnitFilter) throws {
-        let dispatches: [[String: String]]
+        let crashLoop = try options.select(needsTimeZone: false, needsCrashLoop: true).crashLoop
+        let dispatches: [JournaledDispatch]
         do {
             dispatches = try DispatchJournal(source: source).allDispatches()
         } catch {
             throw reportFailure("\(error).")
         }
-        let all = FleetRow.rows(from: dispatches)
-        let rows = all.filter { filter.includesName($0.unit) && (!failed || $0.state == "failed") }
+        let now = Terminal.now
+        let all = FleetRow.rows(from: dispatches, now: now, crashLoop: crashLoop)
+        let rows = all.filter { filter.includesName($0.unit) && (!failed || $0.summary.runState == .failed) }
         let output =
             if options.json {
                 FleetJSON.render(rows)
             } else {
                 FleetTable.render(
                     rows,
-                    now: Terminal.now,
+                    now: now,
                     colour: Terminal.usesColour,
                     legend: !noLegend,
+                    crashLoop: crashLoop,
                     emptyMessage: all.isEmpty
                         ? "No dispatch of lifecycled in \(source.description)."
                         : "No unit in \(source.description) matches \(filter.description)."

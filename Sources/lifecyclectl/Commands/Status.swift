@@ -30,8 +30,8 @@ struct Status: ParsableCommand {
 
             With --directory or --file, the fleet view: reads journal files collected from other machines (by \
             systemd-journal-remote, see docs/fleet.md) instead of the state files, and lists one row per machine \
-            and unit from the unit's newest dispatch: MACHINE is the sender's hostname (_HOSTNAME), STATE follows \
-            the last event, LAUNCHES and CRASHES are the totals of its LIFECYCLE_PAYLOAD.
+            and unit with the columns above, computed from the unit's dispatches, after MACHINE (the sender's \
+            hostname, _HOSTNAME); --json gives the same keys as for state files, with "machine" and "machine_id".
 
             A state directory that does not exist, or is read-only (also only for the running lifecycled, as seen \
             through /proc/PID/root, when run as root), is a warning on standard error: lifecycled then keeps its \

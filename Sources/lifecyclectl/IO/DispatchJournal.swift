@@ -1,42 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleSchema
 import LifecycleSystemd
 
 /// lifecycled's dispatches, read from the system journal or from journal files collected from other machines
 /// (through LifecycleSystemd, the only module that touches libsystemd), so `lifecyclectl runs` works while lifecycled
-/// is down.
+/// is down. Only root's entries count (``DispatchMatches/own``).
 struct DispatchJournal: Sendable {
-    /// The journal fields a run is made of, and the machine that wrote them.
-    static let fields = [
-        "LIFECYCLE_EVENT", "LIFECYCLE_TIME", "LIFECYCLE_SEQUENCE", "LIFECYCLE_INVOCATION_ID", "LIFECYCLE_VERSION",
-        "LIFECYCLE_RECONCILED", "LIFECYCLE_UNIT_RESULT", "LIFECYCLE_EXIT_CODE", "LIFECYCLE_EXIT_STATUS",
-        "_HOSTNAME", "_MACHINE_ID",
-    ]
-
-    /// The fields of a fleet row besides those of a run.
-    static let fleetFields = fields + ["LIFECYCLE_UNIT", "LIFECYCLE_PAYLOAD"]
-
-    /// Only root's entries count (`_UID=0`): lifecycled runs as root, and anyone may log an entry that looks like a
-    /// dispatch. systemd-journal-remote keeps the sender's `_UID`, so collected journals are filtered the same way.
-    static let lifecycledMatches = ["SYSLOG_IDENTIFIER=lifecycled", "_UID=0"]
-
     var source: JournalSource = .local
 
-    /// The dispatches of `unit`, oldest first, each as its `LIFECYCLE_*` fields and the machine's.
+    /// The dispatches of `unit`, oldest first, with the machine that wrote them.
     ///
     /// All of them are read, so that a run that began long ago still has its beginning.
     ///
     /// - Throws: `SystemdError` when the journal cannot be opened or read.
-    func dispatches(of unit: String) throws(SystemdError) -> [[String: String]] {
-        let matches = Self.lifecycledMatches + ["LIFECYCLE_UNIT=\(unit)"]
-        return try JournalReader(source: source).entries(matching: matches, fields: Self.fields).map(\.fields)
+    func dispatches(of unit: String) throws(SystemdError) -> [JournaledDispatch] {
+        try read(matching: DispatchMatches.unit(unit), fields: JournaledDispatch.fields + Self.machineFields)
     }
 
-    /// Every dispatch of every unit and machine, oldest first, with the fields of ``fleetFields``.
+    /// Every dispatch of every unit and machine, oldest first, with its payload.
     ///
     /// - Throws: `SystemdError` when the journal cannot be opened or read.
-    func allDispatches() throws(SystemdError) -> [[String: String]] {
-        try JournalReader(source: source).entries(matching: Self.lifecycledMatches, fields: Self.fleetFields)
-            .map(\.fields)
+    func allDispatches() throws(SystemdError) -> [JournaledDispatch] {
+        try read(matching: DispatchMatches.own, fields: JournaledDispatch.allFields)
+    }
+
+    private static let machineFields = [DispatchField.hostname, DispatchField.machineID]
+
+    private func read(matching matches: [String], fields: [String]) throws(SystemdError) -> [JournaledDispatch] {
+        try JournalReader(source: source).entries(matching: matches, fields: fields)
+            .compactMap { JournaledDispatch(fields: $0.fields) }
     }
 }

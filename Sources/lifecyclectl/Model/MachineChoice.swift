@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleSchema
+
 /// Which machine's dispatches `lifecyclectl runs --directory` reads: a unit's runs are told by one machine's dispatch
 /// numbers, so dispatches of several machines must not be mixed.
 enum MachineChoice {
@@ -25,10 +27,10 @@ enum MachineChoice {
     /// The dispatches of the one machine meant: the one whose `_HOSTNAME` or `_MACHINE_ID` is `wanted`, or, without
     /// `wanted`, the only machine there is. Machines are told apart by `_MACHINE_ID`, as hostnames may repeat.
     static func dispatches(
-        _ dispatches: [[String: String]],
+        _ dispatches: [JournaledDispatch],
         machine wanted: String?
-    ) throws(Problem) -> [[String: String]] {
-        let byMachine = Dictionary(grouping: dispatches) { $0["_MACHINE_ID"] ?? "" }
+    ) throws(Problem) -> [JournaledDispatch] {
+        let byMachine = Dictionary(grouping: dispatches) { $0.machineID ?? "" }
         let names = byMachine.values.map { hostname(of: $0) }.sorted()
         guard let wanted else {
             guard byMachine.count <= 1 else { throw .ambiguous(names) }
@@ -42,7 +44,7 @@ enum MachineChoice {
     }
 
     /// A machine's name for messages: its last `_HOSTNAME`, else its machine id.
-    private static func hostname(of dispatches: [[String: String]]) -> String {
-        dispatches.last?["_HOSTNAME"] ?? dispatches.last?["_MACHINE_ID"] ?? "-"
+    private static func hostname(of dispatches: [JournaledDispatch]) -> String {
+        dispatches.last?.hostname ?? dispatches.last?.machineID ?? "-"
     }
 }

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 
 /// Which units `lifecyclectl status PATTERN… [--failed]` lists, in the manner of `systemctl status` and

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
+import LifecycleSchema
 
 /// One run of a unit as lifecycled's dispatches in the journal tell it: how it began and how it ended.
 struct UnitRun: Sendable, Equatable {
@@ -32,76 +33,62 @@ struct UnitRun: Sendable, Equatable {
         return max(0, (endedAt - beganAt) / 1_000)
     }
 
-    /// The runs that `dispatches` (one dictionary of `LIFECYCLE_*` journal fields per dispatch, in any order, possibly
-    /// with duplicates of a re-sent dispatch) describe, newest first.
+    /// The runs that `dispatches` (of one unit, in any order, possibly with duplicates of a re-sent dispatch)
+    /// describe, newest first.
     ///
     /// Dispatches are put in the unit's dispatch order (`LIFECYCLE_SEQUENCE`; one number appears once). A launch or
     /// wake begins a run, a sleep or crash notice ends the run of the same InvocationID; dispatches of one InvocationID
     /// are one run even when a freeze and a thaw (a sleep and a wake) lie in between. Custom events are not part of
     /// runs.
-    static func runs(from dispatches: [[String: String]]) -> [UnitRun] {
+    static func runs(from dispatches: [JournaledDispatch]) -> [UnitRun] {
         var runs: [UnitRun] = []
-        for fields in inDispatchOrder(dispatches) {
-            switch fields["LIFECYCLE_EVENT"] {
-            case "launch", "wake": begin(fields, in: &runs)
-            case "sleep", "crash": end(fields, in: &runs)
-            default: continue
+        for dispatch in UnitSummary.inDispatchOrder(dispatches) {
+            switch dispatch.kind {
+            case .launch, .wake: begin(dispatch, in: &runs)
+            case .sleep, .crash: end(dispatch, in: &runs)
+            case .custom: continue
             }
         }
         return runs.reversed()
     }
 
-    /// Sorted by sequence number, each number once.
-    private static func inDispatchOrder(_ dispatches: [[String: String]]) -> [[String: String]] {
-        var seen = Set<String>()
-        return dispatches
-            .filter { fields in fields["LIFECYCLE_SEQUENCE"].map { seen.insert($0).inserted } ?? true }
-            .sorted { (UInt64($0["LIFECYCLE_SEQUENCE"] ?? "") ?? 0) < (UInt64($1["LIFECYCLE_SEQUENCE"] ?? "") ?? 0) }
-    }
-
     /// A launch or wake: a new run, or a thaw of the last run (same InvocationID), which goes on.
-    private static func begin(_ fields: [String: String], in runs: inout [UnitRun]) {
-        let id = fields["LIFECYCLE_INVOCATION_ID"]
-        let reconciled = fields["LIFECYCLE_RECONCILED"] == "true"
+    private static func begin(_ dispatch: JournaledDispatch, in runs: inout [UnitRun]) {
+        let id = dispatch.invocationID
         if id != nil, let last = runs.indices.last, runs[last].invocationID == id {
             runs[last].end = nil
             runs[last].endedAt = nil
             runs[last].result = nil
-            runs[last].reconciled = runs[last].reconciled || reconciled
+            runs[last].reconciled = runs[last].reconciled || dispatch.isReconciled
             return
         }
         runs.append(
             UnitRun(
                 invocationID: id,
-                begin: LifecycleEvent(rawValue: fields["LIFECYCLE_EVENT"] ?? ""),
-                beganAt: time(fields),
-                version: fields["LIFECYCLE_VERSION"],
-                reconciled: reconciled
+                begin: LifecycleEvent(rawValue: dispatch.kind.rawValue),
+                beganAt: dispatch.time,
+                version: dispatch.version,
+                reconciled: dispatch.isReconciled
             )
         )
     }
 
     /// A sleep or crash notice: the end of the last run when it has the same InvocationID, else of a run whose
     /// beginning the journal no longer holds.
-    private static func end(_ fields: [String: String], in runs: inout [UnitRun]) {
-        let id = fields["LIFECYCLE_INVOCATION_ID"]
+    private static func end(_ dispatch: JournaledDispatch, in runs: inout [UnitRun]) {
+        let id = dispatch.invocationID
         if runs.last?.invocationID != id || runs.isEmpty {
-            runs.append(UnitRun(invocationID: id, version: fields["LIFECYCLE_VERSION"], reconciled: false))
+            runs.append(UnitRun(invocationID: id, version: dispatch.version, reconciled: false))
         }
         let last = runs.count - 1
-        runs[last].end = fields["LIFECYCLE_EVENT"]
-        runs[last].endedAt = time(fields)
-        runs[last].reconciled = runs[last].reconciled || fields["LIFECYCLE_RECONCILED"] == "true"
-        guard fields["LIFECYCLE_EVENT"] == "crash" else {
-            runs[last].result = fields["LIFECYCLE_RUN_END"] == "unknown" ? unknownResult : "success"
+        runs[last].end = dispatch.kind.rawValue
+        runs[last].endedAt = dispatch.time
+        runs[last].reconciled = runs[last].reconciled || dispatch.isReconciled
+        guard let failure = dispatch.failure else {
+            runs[last].result = dispatch.isEndUnknown ? unknownResult : "success"
             return
         }
-        let failure = RunFailure(journalFields: fields, time: time(fields) ?? 0)
         runs[last].result = failure.result
         runs[last].exitStatus = failure.statusText
-    }
-
-    private static func time(_ fields: [String: String]) -> Milliseconds? {
-        fields["LIFECYCLE_TIME"].flatMap(TimestampParser.milliseconds(from:))
     }
 }

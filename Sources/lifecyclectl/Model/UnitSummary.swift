@@ -2,6 +2,7 @@
 
 import Foundation
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 
 /// One row of `lifecyclectl status`: what a unit's state file says, evaluated at one instant.

@@ -2,6 +2,7 @@
 
 import Foundation
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 
 /// `lifecyclectl status --json`: one compact JSON object with sorted keys, followed by a newline.
@@ -73,7 +74,8 @@ enum StatusJSON {
         ])
     }
 
-    private static func object(_ unit: UnitSummary) -> JSONValue {
+    /// One unit's object, the same for a state file and for a collected journal (``FleetJSON`` adds the machine).
+    static func object(_ unit: UnitSummary) -> JSONValue {
         .object([
             "unit": .string(unit.unit),
             "state": unit.runState.map { .string($0.rawValue) } ?? .null,

@@ -2,6 +2,7 @@
 
 import Foundation
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 
 /// `lifecyclectl status` as a table: pure, so that every byte of it is pinned by tests.
@@ -70,7 +71,7 @@ enum StatusTable {
     ) -> String {
         let summaries = UnitSummary.summaries(records, now: now, timeZone: timeZone, crashLoop: crashLoop)
         var table = TextTable(columns: columns)
-        for summary in summaries { table.append(row(summary, now: now)) }
+        for summary in summaries { table.append(cells(summary, now: now)) }
 
         var lines: [String] = []
         if legend {
@@ -102,7 +103,8 @@ enum StatusTable {
         }
     }
 
-    private static func row(_ unit: UnitSummary, now: Milliseconds) -> [TextTable.Cell] {
+    /// One unit's cells, the same for a state file and for a collected journal (``FleetTable`` adds the machine).
+    static func cells(_ unit: UnitSummary, now: Milliseconds) -> [TextTable.Cell] {
         [
             .init(unit.unit),
             .init(unit.stateText ?? "-", style: style(unit)),

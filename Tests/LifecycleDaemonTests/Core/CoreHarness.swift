@@ -2,6 +2,7 @@
 
 import LifecycleDaemon
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 import LifecycleSystemd
 

@@ -2,6 +2,7 @@
 
 @testable import LifecycleDaemon
 import LifecycleEngine
+import LifecycleSchema
 import LifecycleStorage
 import LifecycleSystemd
 import Testing

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import LifecycleSystemd
-
 /// Journal field names for lifecycle data (docs/journal.md, "Fields").
 ///
 /// journald keeps a field only if its name is made of `[A-Z0-9_]`, does not start with `_` or a digit, and has at
@@ -12,8 +10,8 @@ public enum LifecycleFieldName {
     /// journald reserves for trusted fields) or a digit.
     public static let prefix = "LIFECYCLE_"
 
-    /// The longest name journald keeps.
-    public static let maximumLength = JournalFieldName.maximumLength
+    /// The longest name journald keeps (its `JOURNAL_FIELD_NAME_MAX`).
+    public static let maximumLength = 64
 
     /// The field name for a payload key, as docs/journal.md specifies it.
     ///

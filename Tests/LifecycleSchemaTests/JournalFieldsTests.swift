@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import LifecycleStorage
+import LifecycleSchema
 import Testing
 
 /// ``JournalFields`` keeps an entry as one buffer of `NAME=value` fields; what goes in comes out, field for field.

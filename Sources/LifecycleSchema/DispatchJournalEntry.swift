@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LifecycleEngine
-import LifecycleStorage
 
 /// The journal entry of one dispatch, field by field, exactly as docs/journal.md specifies it.
 ///
@@ -13,14 +12,6 @@ import LifecycleStorage
 public struct DispatchJournalEntry: Sendable, Equatable {
     /// `SYSLOG_IDENTIFIER` of every dispatch.
     public static let syslogIdentifier = "lifecycled"
-
-    /// The fields that always come first; a payload key that maps onto one of them is left out of the per-key fields
-    /// (it is still in `LIFECYCLE_PAYLOAD`), so that a custom key `unit` or `event` can never add a second value to
-    /// the field that `journalctl LIFECYCLE_UNIT=…` matches on.
-    public static let reservedFieldNames: Set<String> = [
-        "LIFECYCLE_UNIT", "LIFECYCLE_EVENT", "LIFECYCLE_TIME", "LIFECYCLE_INVOCATION_ID", "LIFECYCLE_SEQUENCE",
-        "LIFECYCLE_VERSION", "LIFECYCLE_PAYLOAD",
-    ]
 
     /// The fields in order, as they are sent and kept in the state file until the journal confirms them. Every name
     /// is a valid journal field name.
@@ -45,22 +36,22 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         let payload = Self.sortedPayload(of: dispatch)
         var fields = JournalFields()
         fields.reserveCapacity(fields: 12 + payload.count, bytes: 2_048)
-        fields.append(name: "MESSAGE", value: Self.message(unit: unit, dispatch: dispatch, kind: kind))
-        fields.append(name: "MESSAGE_ID", value: kind.messageID)
+        fields.append(name: DispatchField.message, value: Self.message(unit: unit, dispatch: dispatch, kind: kind))
+        fields.append(name: DispatchField.messageID, value: kind.messageID)
         fields.append(name: "PRIORITY", value: String(kind.priority))
         fields.append(name: "SYSLOG_IDENTIFIER", value: Self.syslogIdentifier)
         fields.append(name: "OBJECT_SYSTEMD_UNIT", value: unit)
-        fields.append(name: "LIFECYCLE_UNIT", value: unit)
-        fields.append(name: "LIFECYCLE_EVENT", value: dispatch.name)
-        fields.append(name: "LIFECYCLE_TIME", value: LifecycleDateFormat.iso8601Milliseconds.string(dispatch.time))
+        fields.append(name: DispatchField.unit, value: unit)
+        fields.append(name: DispatchField.event, value: dispatch.name)
+        fields.append(name: DispatchField.time, value: LifecycleDateFormat.iso8601Milliseconds.string(dispatch.time))
         if let invocationID, !invocationID.isEmpty {
-            fields.append(name: "LIFECYCLE_INVOCATION_ID", value: invocationID)
+            fields.append(name: DispatchField.invocationID, value: invocationID)
         }
-        fields.append(name: "LIFECYCLE_SEQUENCE", value: String(sequence))
+        fields.append(name: DispatchField.sequence, value: String(sequence))
         if let version {
-            fields.append(name: "LIFECYCLE_VERSION", value: version)
+            fields.append(name: DispatchField.version, value: version)
         }
-        fields.append(name: "LIFECYCLE_PAYLOAD") { Self.writeJSON(payload, to: &$0) }
+        fields.append(name: DispatchField.payload) { Self.writeJSON(payload, to: &$0) }
 
         // Two keys can map to one name (`build-id` and `build_id`). journald would keep both values under that name,
         // and a reader could not tell which key each came from, so only the first key in sorted order gets the
@@ -69,7 +60,7 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         var used = Set<String>(minimumCapacity: payload.count)
         for member in payload {
             let name = member.fieldName ?? PayloadKeyNames.fieldName(of: member.key)
-            guard !Self.reservedFieldNames.contains(name), used.insert(name).inserted else { continue }
+            guard !DispatchField.reserved.contains(name), used.insert(name).inserted else { continue }
             fields.append(name: name, value: Self.fieldValue(member.value))
         }
         // Kept until the journal confirms it: no spare capacity.
@@ -77,12 +68,12 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         journalFields = fields
     }
 
-    init(fields: [(name: String, value: String)]) {
+    public init(fields: [(name: String, value: String)]) {
         journalFields = JournalFields(fields)
     }
 
     /// The entry of a dispatch kept in a state file.
-    init(journalFields: JournalFields) {
+    public init(journalFields: JournalFields) {
         self.journalFields = journalFields
     }
 
@@ -139,9 +130,4 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         writer.byte(UInt8(ascii: "}"))
         bytes.append(contentsOf: writer.bytes)
     }
-}
-
-extension DispatchJournalEntry {
-    /// The matches of lifecycled's own entries: its identifier, and root's only (anyone can log under any identifier).
-    public static let ownEntries = ["SYSLOG_IDENTIFIER=\(syslogIdentifier)", "_UID=0"]
 }

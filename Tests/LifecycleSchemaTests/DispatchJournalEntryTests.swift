@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import LifecycleDaemon
+import LifecycleSchema
 import LifecycleEngine
 import Testing
 
@@ -279,7 +279,7 @@ struct DispatchJournalEntryTests {
             var writer = JSONWriter()
             writer.value(.object(payload))
             var expected = ["LIFECYCLE_PAYLOAD=\(writer.string)"]
-            var used = DispatchJournalEntry.reservedFieldNames
+            var used = DispatchField.reserved
             for key in payload.keys.sorted() {
                 let name = LifecycleFieldName.sanitize(key)
                 guard used.insert(name).inserted else { continue }

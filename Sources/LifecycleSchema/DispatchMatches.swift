@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The journal matches that find lifecycled's entries: the one definition the daemon (its delivery look-ups and
+/// recovery) and `lifecyclectl` (runs, follow, the fleet view) share.
+public enum DispatchMatches {
+    /// lifecycled's own entries: its identifier, and root's only. Anyone may log an entry that looks like a dispatch
+    /// under any identifier; lifecycled runs as root, and systemd-journal-remote keeps the sender's `_UID`, so
+    /// collected journals are filtered the same way.
+    public static let own = ["SYSLOG_IDENTIFIER=\(DispatchJournalEntry.syslogIdentifier)", "_UID=0"]
+
+    /// Every dispatch of `unit`.
+    public static func unit(_ unit: String) -> [String] {
+        own + ["\(DispatchField.unit)=\(unit)"]
+    }
+
+    /// The dispatch `sequence` of `unit` (a dispatch sent again has the same number).
+    public static func dispatch(unit: String, sequence: UInt64) -> [String] {
+        Self.unit(unit) + ["\(DispatchField.sequence)=\(sequence)"]
+    }
+}
