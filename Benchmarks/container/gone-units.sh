@@ -26,7 +26,8 @@
 # systemd-container and jq. Sizes (environment): UNITS (100000), PARALLEL (16), RUN_LIMIT (s, 3600: for the units),
 # READY_LIMIT (s, 300: for each start), DISPATCH_LIMIT (s, 1800: for the dispatches after the last unit ran),
 # ARCHIVE_WAIT (s, 10), JOURNAL_MAX (8G);
-# KEEP=1 keeps the dispatches compared, lifecycled's log and the install logs in the work directory it prints.
+# KEEP=1 keeps the dispatches compared, lifecycled's log, its /proc/PID/smaps after the units and the install logs in
+# the work directory it prints.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -273,8 +274,11 @@ measure() {
     read -r files_n files_kb <<<"$files"
     read -r archive_files archive_lines archive_bytes <<<"$archive"
     read -r metrics_lines metrics_bytes <<<"$metrics"
-    say "  $label: after the units: VmRSS $(mb "$(status_kb "$lc_pid" VmRSS)") MB, VmHWM $(mb "$(status_kb "$lc_pid" VmHWM)") MB;" \
+    say "  $label: after the units: VmRSS $(mb "$(status_kb "$lc_pid" VmRSS)") MB (RssAnon" \
+        "$(mb "$(status_kb "$lc_pid" RssAnon)"), RssFile $(mb "$(status_kb "$lc_pid" RssFile)"), RssShmem" \
+        "$(mb "$(status_kb "$lc_pid" RssShmem)")), VmHWM $(mb "$(status_kb "$lc_pid" VmHWM)") MB;" \
         "metrics file $(mb $((metrics_bytes / 1024))) MB ($metrics_lines lines)"
+    [[ -n ${KEEP:-} ]] && cp "/proc/$lc_pid/smaps" "$work/$label/smaps-after-units"
     say "  $label: $files_n files in $STATE/units ($(mb "$files_kb") MB on disk); archive $archive_files files," \
         "$(mb $((archive_bytes / 1024))) MB, $archive_lines lines"
     say "  $label: CPU from the first unit until lifecycled was idle: lifecycled $lc_cpu ms" \
