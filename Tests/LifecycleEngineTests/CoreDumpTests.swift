@@ -45,7 +45,8 @@ struct CoreDumpTests {
 
     @Test("an abort: SIGABRT is 6")
     func abort() {
-        #expect(CoreDump(entry: dump(["COREDUMP_SIGNAL": "6", "COREDUMP_SIGNAL_NAME": "SIGABRT"]), cursor: nil)?.signal == 6)
+        let entry = dump(["COREDUMP_SIGNAL": "6", "COREDUMP_SIGNAL_NAME": "SIGABRT"])
+        #expect(CoreDump(entry: entry, cursor: nil)?.signal == 6)
     }
 
     @Test("a missing or garbled signal is unknown; the dump is still one")

@@ -19,7 +19,9 @@ struct OOMKillerTests {
     }
 
     var killed: RunEnding.Entry {
-        entry(RunEnding.MessageID.unitProcessExit, 6, ["EXIT_CODE": "killed", "EXIT_STATUS": "9", "COMMAND": "ExecStart"])
+        entry(
+            RunEnding.MessageID.unitProcessExit, 6, ["EXIT_CODE": "killed", "EXIT_STATUS": "9", "COMMAND": "ExecStart"]
+        )
     }
 
     var oomKillResult: RunEnding.Entry { entry(ID.unitFailureResult, 7, ["UNIT_RESULT": "oom-kill"]) }
@@ -27,7 +29,9 @@ struct OOMKillerTests {
     @Test("the kernel's OOM killer: PID 1's out-of-memory message, then the oom-kill result")
     func kernel() {
         let entries = [
-            entry(ID.unitOutOfMemory, 5, ["MESSAGE": "web.service: A process of this unit has been killed by the OOM killer."]),
+            entry(ID.unitOutOfMemory, 5, [
+                "MESSAGE": "web.service: A process of this unit has been killed by the OOM killer.",
+            ]),
             killed, oomKillResult,
         ]
         #expect(OOMKiller.killer(in: entries) == .kernel)

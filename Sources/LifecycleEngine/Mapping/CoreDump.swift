@@ -49,9 +49,9 @@ public struct CoreDump: Sendable, Hashable, Codable {
     /// True when `entry` is systemd-coredump's record of a crash in `unit`: `COREDUMP_UNIT` for a unit of the system
     /// manager, `COREDUMP_USER_UNIT` for one of a user manager.
     ///
-    /// Any process may log an entry with these fields, so when the reader gives journald's trusted `_SYSTEMD_UNIT`,
-    /// it must be a `systemd-coredump@` instance; without one, only a dump of journald itself is taken (the one
-    /// systemd-coredump writes from outside any unit, as it cannot hand journald's dump to journald's socket).
+    /// Any process may log an entry with these fields, so journald's trusted `_SYSTEMD_UNIT` must name a
+    /// `systemd-coredump@` instance. An entry without it is taken only for a dump of journald itself: the
+    /// kernel-started systemd-coredump writes that one itself, outside any unit, rather than hand it to the socket.
     public static func isCoreDump(_ entry: RunEnding.Entry, of unit: String, bus: BusKind = .system) -> Bool {
         guard entry.messageID == messageID else { return false }
         let named = entry.fields[bus == .system ? "COREDUMP_UNIT" : "COREDUMP_USER_UNIT"]
