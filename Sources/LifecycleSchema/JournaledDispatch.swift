@@ -23,6 +23,9 @@ public struct JournaledDispatch: Sendable, Equatable {
     public var isEndUnknown: Bool
     /// For a crash notice, how the run failed (`LIFECYCLE_UNIT_RESULT`, `_EXIT_CODE`, `_EXIT_STATUS`); else nil.
     public var failure: RunFailure?
+    /// For a sleep or crash notice, what the run it ends cost and how it ended (`LIFECYCLE_RUN_…`); empty when
+    /// nothing is known (any other dispatch, or one written before the fields).
+    public var run = RunRecord()
     /// `LIFECYCLE_PAYLOAD` as it was written (a JSON object), when it was read.
     public var payloadText: String?
     /// The readable `MESSAGE`, when it was read.
@@ -36,7 +39,7 @@ public struct JournaledDispatch: Sendable, Equatable {
         DispatchField.messageID, DispatchField.unit, DispatchField.event, DispatchField.sequence, DispatchField.time,
         DispatchField.invocationID, DispatchField.version, DispatchField.autotracked, DispatchField.reconciled,
         DispatchField.runEnd, DispatchField.unitResult, DispatchField.exitCode, DispatchField.exitStatus,
-    ]
+    ] + DispatchField.run
 
     /// ``fields`` and the payload, the message and the machine: for views that show what a dispatch counted.
     public static let allFields = fields + [
@@ -76,6 +79,7 @@ public struct JournaledDispatch: Sendable, Equatable {
             event: fields[DispatchField.event], isReconciled: fields[DispatchField.reconciled] == "true",
             isEndUnknown: fields[DispatchField.runEnd] == DispatchField.unknownRunEnd
         )
+        run = RunRecord(journalFields: fields)
         payloadText = fields[DispatchField.payload]
         message = fields[DispatchField.message]
         hostname = fields[DispatchField.hostname]
