@@ -137,6 +137,10 @@ public struct UnitTracker: Sendable {
         case .ignored: break
         }
         if transition.isReconciled { dispatch?.customData[DispatchField.PayloadKey.reconciled] = .bool(true) }
+        // The run's record goes with its end: the sleep or the crash notice (a freeze's sleep ends no run).
+        if transition.transition.endsRun, let end = dispatch {
+            dispatch?.customData = end.customData.merging(transition.run.payload) { own, _ in own }
+        }
         // LIFECYCLE_RUN_END=unknown: a sleep whose time is only the last moment the run was known to be going.
         if transition.transition == .endedUnknown {
             dispatch?.customData[DispatchField.PayloadKey.runEnd] = .string(DispatchField.unknownRunEnd)

@@ -65,7 +65,8 @@ extension DaemonEffect {
     /// Whether the loop answers the effect with an input, at once (see each case).
     var hasAnswer: Bool {
         switch self {
-        case .send, .lookUp, .readVersion, .readRunEnding, .readRecovery, .publishManager, .readJournalTail, .readArchive:
+        case .send, .lookUp, .readVersion, .readRunCost, .readRunEnding, .readRecovery, .publishManager, .readJournalTail,
+            .readArchive:
             true
         case .save, .archive, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions,
             .writeProbe, .saveJournalPosition, .exit:
@@ -77,7 +78,7 @@ extension DaemonEffect {
 extension PendingDispatch {
     /// The dispatch's kind, from its `MESSAGE_ID`.
     var kind: DispatchKind? {
-        guard let id = entry.journalFields["MESSAGE_ID"] else { return nil }
+        guard let id = entry.journalFields[DispatchField.messageID] else { return nil }
         return DispatchKind.allCases.first { $0.messageID == id }
     }
 }

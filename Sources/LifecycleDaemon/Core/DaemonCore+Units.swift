@@ -172,7 +172,7 @@ extension DaemonCore {
         switch item {
         case .transition(let transition):
             if transition.transition == .began, transition.isReconciled { recoveryProgress?.done += 1 }
-            begin(transition)
+            applyWhenKnown(transition)
         case .resync(let snapshots, let isFirst):
             let transitions = tracker.resync(snapshots, isFirstListing: isFirst)
             prefetchVersions(for: transitions)
@@ -185,9 +185,17 @@ extension DaemonCore {
         }
     }
 
-    /// Applies a transition. Before a run begins, the end of the unit's previous run is read from PID 1's journal
-    /// when no signal showed it, then the new run's version; everything else waits for both.
-    private mutating func begin(_ transition: MappedTransition) {
+    /// Applies a transition once what it needs is known; everything else waits meanwhile. A run's end that a signal
+    /// showed waits for what the run cost (``takeRunCost(_:of:)``). Before a run begins, the end of the unit's
+    /// previous run is read from PID 1's journal when no signal showed it, then the new run's version.
+    private mutating func applyWhenKnown(_ transition: MappedTransition) {
+        if transition.transition.endsRun, transition.transition != .endedUnknown, !transition.isReconciled,
+            !unitsWithoutCost.contains(transition.unit)
+        {
+            awaited = .cost(of: transition)
+            effects.append(.readRunCost(UnitRunID(unit: transition.unit, invocationID: transition.invocationID)))
+            return
+        }
         guard transition.transition == .began, unversionedRuns.remove(transition.invocationID) == nil else {
             apply(transition, version: nil)
             return
@@ -275,6 +283,19 @@ extension DaemonCore {
             unit: next.unit, transition: .endedUnknown, invocationID: previous, time: next.time,
             monotonicMicroseconds: next.monotonicMicroseconds
         )
+        apply(end, version: nil)
+    }
+
+    /// The cost of a run that ended: recorded with its end. A unit whose cost systemd cannot tell at all is not
+    /// asked again (``unitsWithoutCost``).
+    mutating func takeRunCost(_ cost: RunRecord, of run: UnitRunID) {
+        guard case .cost(var end)? = awaited, end.unit == run.unit, end.invocationID == run.invocationID else {
+            log(.debug, "Ignored a cost of \(run.unit) that was not asked for")
+            return
+        }
+        awaited = nil
+        if cost.isEmpty { unitsWithoutCost.insert(run.unit) }
+        end.run = end.run.merging(cost)
         apply(end, version: nil)
     }
 

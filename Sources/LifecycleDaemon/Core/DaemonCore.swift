@@ -33,11 +33,13 @@ public struct DaemonCore: Sendable {
         case version(for: MappedTransition)
         /// The archived records of units shown for the first time, before `input`, which shows them, is taken.
         case archive(of: [String], then: DaemonInput)
+        /// What the run that `end` ends cost, before the end is recorded.
+        case cost(of: MappedTransition)
 
         /// The unit whose begin waits; nil for an archive look-up.
         var unit: String? {
             switch self {
-            case .ending(_, let transition, _, _), .version(let transition): transition.unit
+            case .ending(_, let transition, _, _), .version(let transition), .cost(let transition): transition.unit
             case .archive: nil
             }
         }
@@ -91,6 +93,9 @@ public struct DaemonCore: Sendable {
     var goneUnits = GoneUnits()
     /// The units the archive was just asked about, which the input held for them does not ask about again.
     var archiveChecked: Set<String> = []
+    /// Units whose last run's cost systemd could not tell at all (no accounting, cgroup v1, no such properties):
+    /// their runs' costs are not read again until systemd reloads, so that such a host pays no round trip a run.
+    var unitsWithoutCost: Set<String> = []
     /// The barriers written for run endings so far (``RunEndingBarrier``).
     var runEndingBarriers: UInt64 = 0
 
@@ -159,7 +164,10 @@ public struct DaemonCore: Sendable {
             goneUnits.returned(snapshot.name)
             take(BufferedChange(snapshot: snapshot, whileReloading: isReloading))
         case .unitRemoved(let unit): unitRemoved(unit)
-        case .reloading(let active): isReloading = active
+        case .reloading(let active):
+            isReloading = active
+            // A reload may turn accounting on: every unit's cost is read again.
+            if !active { unitsWithoutCost.removeAll() }
         case .signalsLost:
             log(.notice, "systemd left the bus: what happens until it is back is read from its journal")
             loseSignals()
@@ -171,6 +179,7 @@ public struct DaemonCore: Sendable {
             effects.append(.notify([.status(shown("Reconnecting to the bus: \(reason)"))]))
         case .recovered(let answer): recover(with: answer)
         case .versionRead(let unit, let version): takeVersion(version, of: unit)
+        case .runCostRead(let run, let cost): takeRunCost(cost, of: run)
         case .runEndingRead(let unit, let id, let ending, let seen):
             takeEnding(ending, of: unit, invocationID: id, barrierSeen: seen)
         case .sent(let count, let refused): sent(count: count, refused: refused)
@@ -309,7 +318,7 @@ extension DaemonInput {
     /// effects and timers cannot wait, or the work they unblock would never go on.
     var waitsForWork: Bool {
         switch self {
-        case .versionRead, .runEndingRead, .sent, .lookedUp, .managerPublished, .timer, .recovered, .journalTailRead,
+        case .versionRead, .runCostRead, .runEndingRead, .sent, .lookedUp, .managerPublished, .timer, .recovered, .journalTailRead,
             .archiveRead:
             false
         default: true

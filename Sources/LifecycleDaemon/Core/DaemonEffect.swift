@@ -21,6 +21,9 @@ public enum DaemonEffect: Sendable, Equatable {
     /// Read the version of the unit's run by its source while the run's unit is loaded; answer
     /// ``DaemonInput/versionRead(unit:version:)``.
     case readVersion(unit: String, invocationID: String, source: VersionSource)
+    /// Read what a run that just ended cost (CPU, memory peak, IO) from its unit's properties; answer
+    /// ``DaemonInput/runCostRead(_:_:)``.
+    case readRunCost(UnitRunID)
     /// Read how a run ended from PID 1's journal; answer ``DaemonInput/runEndingRead(unit:invocationID:ending:barrierSeen:)``.
     /// Before the read: write probe `barrier` when asked to (``RunEndingBarrier``), and look whether the journal shows it.
     case readRunEnding(unit: String, invocationID: String, barrier: RunEndingBarrier)

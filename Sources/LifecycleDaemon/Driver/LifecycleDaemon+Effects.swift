@@ -38,6 +38,8 @@ extension LifecycleDaemon {
             return .versionRead(
                 unit: unit, version: await version(of: unit, invocationID: invocationID, from: versionSource)
             )
+        case .readRunCost(let run):
+            return .runCostRead(run, await source?.runCost(of: run.unit, invocationID: run.invocationID) ?? RunRecord())
         case .readRunEnding(let unit, let invocationID, let barrier):
             return readEnding(of: unit, invocationID: invocationID, barrier: barrier)
         case .readRecovery(let query):

@@ -16,6 +16,14 @@ public enum RunTransition: Sendable, Hashable {
     case frozen
     /// A frozen unit runs again.
     case thawed
+
+    /// True for the end of a run, clean or failed, known or not.
+    public var endsRun: Bool {
+        switch self {
+        case .endedCleanly, .failed, .endedUnknown: true
+        case .began, .frozen, .thawed: false
+        }
+    }
 }
 
 /// What systemd said about a failed run: the fields of a crash notice (DESIGN §6).
@@ -65,6 +73,8 @@ public struct MappedTransition: Sendable, Hashable {
     public var monotonicMicroseconds: UInt64
     /// True when the transition happened while lifecycled was not running and was recovered at its start.
     public var isReconciled: Bool
+    /// For the end of a run, what the run cost and how it ended, as far as known (empty for any other transition).
+    public var run: RunRecord
 
     public init(
         unit: String,
@@ -72,7 +82,8 @@ public struct MappedTransition: Sendable, Hashable {
         invocationID: String,
         time: Milliseconds?,
         monotonicMicroseconds: UInt64,
-        isReconciled: Bool = false
+        isReconciled: Bool = false,
+        run: RunRecord = RunRecord()
     ) {
         self.unit = unit
         self.transition = transition
@@ -80,5 +91,6 @@ public struct MappedTransition: Sendable, Hashable {
         self.time = time
         self.monotonicMicroseconds = monotonicMicroseconds
         self.isReconciled = isReconciled
+        self.run = run
     }
 }

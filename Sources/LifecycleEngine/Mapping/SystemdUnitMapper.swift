@@ -133,7 +133,8 @@ public struct SystemdUnitMapper: Sendable {
                 transition: $0,
                 invocationID: id,
                 time: snapshot.stateChangeTime,
-                monotonicMicroseconds: snapshot.stateChangeTimestampMonotonic
+                monotonicMicroseconds: snapshot.stateChangeTimestampMonotonic,
+                run: $0.endsRun ? snapshot.runRecord : RunRecord()
             )
         }
     }

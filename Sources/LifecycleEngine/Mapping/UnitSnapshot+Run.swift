@@ -43,6 +43,23 @@ extension UnitSnapshot {
         )
     }
 
+    /// What the snapshot of a run's end tells of the run: its start-up, from the unit's state timestamps. A run that
+    /// ended cleanly without ever becoming active is a oneshot's (any other type becomes active once started), whose
+    /// start-up is its whole activation. What it cost is read apart (not in the signals).
+    public var runRecord: RunRecord {
+        let neverActive = activeEnterMonotonic < inactiveExitMonotonic
+        let isOneshot = neverActive && endTransition == .endedCleanly
+        return RunRecord(
+            properties: [
+                "InactiveExitTimestampMonotonic": inactiveExitMonotonic,
+                "ActiveEnterTimestampMonotonic": activeEnterMonotonic,
+                "InactiveEnterTimestampMonotonic": inactiveEnterMonotonic,
+            ],
+            isOneshot: isOneshot,
+            endedMonotonic: stateChangeTimestampMonotonic
+        )
+    }
+
     /// systemd's `StateChangeTimestamp` in milliseconds, nil when it reported none.
     public var stateChangeTime: Milliseconds? {
         stateChangeTimestamp > 0 ? Milliseconds(stateChangeTimestamp / 1_000) : nil

@@ -58,6 +58,13 @@ public struct UnitSnapshot: Sendable, Hashable {
     public var stateChangeTimestampMonotonic: UInt64
     /// The pending job id (0 for none).
     public var jobID: UInt32
+    /// PID 1's monotonic clock (µs) when the unit last left inactive, last became active and last became inactive
+    /// (`InactiveExitTimestampMonotonic`, `ActiveEnterTimestampMonotonic`, `InactiveEnterTimestampMonotonic`); 0
+    /// when never or unknown. Each is kept until the state is entered again, so at a run's end they tell how long
+    /// its start took (``RunRecord/init(properties:isOneshot:endedMonotonic:)``).
+    public var inactiveExitMonotonic: UInt64 = 0
+    public var activeEnterMonotonic: UInt64 = 0
+    public var inactiveEnterMonotonic: UInt64 = 0
 
     public init(
         name: String,

@@ -16,11 +16,17 @@ struct UnitProperties: Sendable, Hashable {
     var stateChangeTimestamp: UInt64?
     var stateChangeTimestampMonotonic: UInt64?
     var jobID: UInt32?
+    /// When the unit last left inactive, became active and became inactive (PID 1's monotonic clock, µs): they come
+    /// with every change signal, and a run's start-up is read from them at its end. Never read by a resync.
+    var inactiveExitTimestampMonotonic: UInt64?
+    var activeEnterTimestampMonotonic: UInt64?
+    var inactiveEnterTimestampMonotonic: UInt64?
 
     /// The properties ``set(_:from:)`` takes.
     static let used = BusPropertyNames([
         "ActiveState", "SubState", "FreezerState", "InvocationID", "StateChangeTimestamp",
-        "StateChangeTimestampMonotonic", "Job",
+        "StateChangeTimestampMonotonic", "Job", "InactiveExitTimestampMonotonic", "ActiveEnterTimestampMonotonic",
+        "InactiveEnterTimestampMonotonic",
     ])
 
     /// Merges an `a{sv}` (from `PropertiesChanged`), skipping properties we do not use.
@@ -39,6 +45,9 @@ struct UnitProperties: Sendable, Hashable {
         case "StateChangeTimestamp": stateChangeTimestamp = try message.readVariant(UInt64.self)
         case "StateChangeTimestampMonotonic": stateChangeTimestampMonotonic = try message.readVariant(UInt64.self)
         case "Job": jobID = try Self.readJobID(message)
+        case "InactiveExitTimestampMonotonic": inactiveExitTimestampMonotonic = try message.readVariant(UInt64.self)
+        case "ActiveEnterTimestampMonotonic": activeEnterTimestampMonotonic = try message.readVariant(UInt64.self)
+        case "InactiveEnterTimestampMonotonic": inactiveEnterTimestampMonotonic = try message.readVariant(UInt64.self)
         default: break
         }
     }
@@ -133,7 +142,7 @@ struct WatchedUnit: Sendable, Hashable {
     /// The snapshot, once `ActiveState` and `SubState` are known.
     func snapshot(name: String) -> UnitSnapshot? {
         guard let activeState = unit.activeState, let subState = unit.subState else { return nil }
-        return UnitSnapshot(
+        var snapshot = UnitSnapshot(
             name: name,
             activeState: ActiveState(activeState),
             subState: subState,
@@ -148,5 +157,9 @@ struct WatchedUnit: Sendable, Hashable {
             stateChangeTimestampMonotonic: unit.stateChangeTimestampMonotonic ?? 0,
             jobID: unit.jobID ?? 0
         )
+        snapshot.inactiveExitMonotonic = unit.inactiveExitTimestampMonotonic ?? 0
+        snapshot.activeEnterMonotonic = unit.activeEnterTimestampMonotonic ?? 0
+        snapshot.inactiveEnterMonotonic = unit.inactiveEnterTimestampMonotonic ?? 0
+        return snapshot
     }
 }

@@ -25,6 +25,12 @@ struct CoreHarness {
     /// Each metrics write: when, where and what.
     var metricsWrites: [(time: Milliseconds, path: String, text: String)] = []
     /// Version reads not answered yet, when ``holdVersions`` is set.
+    /// What each run cost (by InvocationID), answered to ``DaemonEffect/readRunCost(_:)``; a run not here cost what
+    /// the host cannot say. The runs whose cost was asked, in order; with ``holdCosts``, left unanswered.
+    var runCosts: [String: RunRecord] = [:]
+    var costReads: [UnitRunID] = []
+    var heldCostReads: [UnitRunID] = []
+    var holdCosts = false
     var heldVersionReads: [String] = []
     var holdVersions = false
     var version: String? = "1"
@@ -133,6 +139,13 @@ struct CoreHarness {
                 return nil
             }
             return .versionRead(unit: unit, version: version)
+        case .readRunCost(let run):
+            costReads.append(run)
+            if holdCosts {
+                heldCostReads.append(run)
+                return nil
+            }
+            return .runCostRead(run, runCosts[run.invocationID] ?? RunRecord())
         case .readRunEnding(let unit, let id, _):
             endingReads += 1
             let caughtUp = endingReads > journalLagReads

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleDaemon
+import LifecycleEngine
+import LifecycleSchema
+import Testing
+
+/// A run's record on its end: the start-up from the end's snapshot, what the run cost read before the end is
+/// recorded, and nothing asked again of a unit whose host cannot say.
+struct DaemonCoreRunCostTests {
+    typealias H = CoreHarness
+
+    /// web.service's run `run`: it left inactive at second `began`, became active `startup` seconds later, and ended
+    /// at second `ended`.
+    static func ended(_ run: Character, began: UInt64, startup: Double, ended: UInt64) -> UnitSnapshot {
+        var snapshot = H.snapshot("inactive", run, second: ended)
+        snapshot.inactiveExitMonotonic = began * 1_000_000
+        snapshot.activeEnterMonotonic = began * 1_000_000 + UInt64(startup * 1_000_000)
+        snapshot.inactiveEnterMonotonic = ended * 1_000_000
+        return snapshot
+    }
+
+    private func tracking() throws -> H {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        return h
+    }
+
+    private func endFields(_ h: H) -> [String: String] {
+        guard let end = h.journal.last else { return [:] }
+        return Dictionary(end.entry.fields.map { ($0.name, $0.value) }) { first, _ in first }
+    }
+
+    @Test("the sleep carries the start-up from its snapshot and the cost read before it is recorded")
+    func costOnTheSleep() throws {
+        var h = try tracking()
+        h.runCosts[H.run("a")] = RunRecord(cpuSeconds: 0.5, memoryPeakBytes: 1_048_576, ioReadBytes: 0)
+        h.send(.changed(Self.ended("a", began: 1, startup: 1.25, ended: 9)))
+        #expect(h.costReads == [UnitRunID(unit: H.unit, invocationID: H.run("a"))])
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a"])
+        let fields = endFields(h)
+        #expect(fields["LIFECYCLE_RUN_STARTUP_SECONDS"] == "1.25")
+        #expect(fields["LIFECYCLE_RUN_CPU_SECONDS"] == "0.5")
+        #expect(fields["LIFECYCLE_RUN_MEMORY_PEAK_BYTES"] == "1048576")
+        #expect(fields["LIFECYCLE_RUN_IO_READ_BYTES"] == "0")
+        #expect(fields["LIFECYCLE_RUN_IO_WRITE_BYTES"] == nil, "unknown is absent, never 0")
+    }
+
+    @Test("a crash notice carries the record too, and the launch carries none")
+    func costOnTheCrash() throws {
+        var h = try tracking()
+        h.runCosts[H.run("a")] = RunRecord(cpuSeconds: 2)
+        var failed = Self.ended("a", began: 1, startup: 0.5, ended: 4)
+        failed.activeState = .failed
+        failed.result = "exit-code"
+        h.send(.changed(failed))
+        #expect(h.dispatches() == ["1 launch a", "2 crash a"])
+        #expect(endFields(h)["LIFECYCLE_RUN_CPU_SECONDS"] == "2.0")
+        #expect(endFields(h)["LIFECYCLE_UNIT_RESULT"] == "exit-code")
+        let launch = Dictionary(h.journal[0].entry.fields.map { ($0.name, $0.value) }) { first, _ in first }
+        #expect(launch.keys.filter { $0.hasPrefix("LIFECYCLE_RUN_") }.isEmpty)
+    }
+
+    @Test("while the cost is read, what comes next waits: nothing is recorded out of order")
+    func nextWaitsForTheCost() throws {
+        var h = try tracking()
+        h.holdCosts = true
+        h.send(.changed(Self.ended("a", began: 1, startup: 1, ended: 5)))
+        h.send(.changed(H.snapshot("active", "b", second: 6)))
+        #expect(h.dispatches() == ["1 launch a"])
+        h.holdCosts = false
+        h.send(.runCostRead(h.heldCostReads[0], RunRecord(cpuSeconds: 1)))
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a", "3 wake b"])
+    }
+
+    @Test("a unit whose cost the host cannot tell is not asked again until systemd reloads")
+    func hostWithoutAccounting() throws {
+        var h = try tracking()
+        h.send(.changed(Self.ended("a", began: 1, startup: 1, ended: 5)))
+        h.send(.changed(H.snapshot("active", "b", second: 6)))
+        h.send(.changed(Self.ended("b", began: 6, startup: 1, ended: 8)))
+        #expect(h.costReads.map(\.invocationID) == [H.run("a")])
+        #expect(endFields(h)["LIFECYCLE_RUN_STARTUP_SECONDS"] == "1.0", "the start-up needs no read")
+        h.send(.reloading(true))
+        h.send(.reloading(false))
+        h.send(.changed(H.snapshot("active", "c", second: 10)))
+        h.send(.changed(Self.ended("c", began: 10, startup: 1, ended: 12)))
+        #expect(h.costReads.map(\.invocationID) == [H.run("a"), H.run("c")])
+    }
+
+    @Test("a run never active that ended cleanly is a oneshot: its start-up is its whole activation")
+    func oneshot() throws {
+        var h = try tracking()
+        var finished = Self.ended("a", began: 1, startup: 0, ended: 4)
+        finished.activeEnterMonotonic = 0
+        h.send(.changed(finished))
+        #expect(endFields(h)["LIFECYCLE_RUN_STARTUP_SECONDS"] == "3.0")
+        h.send(.changed(H.snapshot("active", "b", second: 6)))
+        var failed = Self.ended("b", began: 6, startup: 0, ended: 7)
+        failed.activeEnterMonotonic = 0
+        failed.activeState = .failed
+        failed.result = "exit-code"
+        h.send(.changed(failed))
+        #expect(endFields(h)["LIFECYCLE_RUN_STARTUP_SECONDS"] == nil, "a start that failed has no start-up")
+    }
+}
