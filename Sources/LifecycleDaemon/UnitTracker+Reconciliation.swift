@@ -46,13 +46,21 @@ extension UnitTracker {
             let record = records[unit]
             let snapshot = byName[unit]
             // How a run ended: by the listing when it shows the run over after it began, else by the journal.
+            // With the run's record from PID 1's entries, and from the listing's snapshot when it shows the end.
             func end(of id: String, began run: RunHistory.Run? = nil, fromJournal ending: RunEnding?) -> MappedTransition? {
+                let record = (run ?? history?.run(of: unit, id))?.record ?? RunRecord()
+                var end: MappedTransition?
                 if let snapshot, snapshot.invocationID == id, snapshot.hasEnded,
                     !snapshot.predates(run?.began, monotonic: run?.beganMonotonic)
                 {
-                    return Self.reconciled(unit, snapshot.endTransition, id, snapshot.stateChangeTime)
+                    end = Self.reconciled(unit, snapshot.endTransition, id, snapshot.stateChangeTime)
+                    end?.run = snapshot.runRecord
+                } else {
+                    end = ending.map { Self.reconciled(unit, $0, id) }
                 }
-                return ending.map { Self.reconciled(unit, $0, id) }
+                guard var end else { return nil }
+                end.run = record.merging(end.run)
+                return end
             }
             let missed = history?.runs(of: unit, after: record?.invocationID, recordedUntil: recordedUntil(unit)) ?? []
             if let record, let id = Self.runningInvocation(record) {

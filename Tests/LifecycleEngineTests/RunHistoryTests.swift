@@ -27,13 +27,14 @@ struct RunHistoryTests {
             RunHistory.Run(invocationID: "a1", began: 10, ending: .endedCleanly(at: 20)),
             RunHistory.Run(invocationID: "a2", began: 30, ending: nil),
         ])
-        // A oneshot or a slow start logs "Starting" first: the run began then, not when the start job finished.
-        #expect(history.runs["b.service"] == [
-            RunHistory.Run(
-                invocationID: "b1", began: 11,
-                ending: .failed(CrashDetails(result: "exit-code", execMainCode: 1, execMainStatus: 3), at: 41)
-            )
-        ])
+        // A oneshot or a slow start logs "Starting" first: the run began then, not when the start job finished; its
+        // start-up is from "Starting" to "Started".
+        var b1 = RunHistory.Run(
+            invocationID: "b1", began: 11,
+            ending: .failed(CrashDetails(result: "exit-code", execMainCode: 1, execMainStatus: 3), at: 41)
+        )
+        b1.record.startupSeconds = 0.02
+        #expect(history.runs["b.service"] == [b1])
     }
 
     @Test("a run whose start failed (no Starting or Started) began at its first entry")
@@ -105,12 +106,30 @@ struct RunHistoryTests {
         entries.append(entry("a.service", "a1", ID.unitFailureResult, 500, ["UNIT_RESULT": "signal"]))
         var builder = RunHistory.Builder()
         for entry in entries { builder.add(entry) }
-        let expected = RunHistory.Run(
+        var expected = RunHistory.Run(
             invocationID: "a1", began: 1,
             ending: .failed(CrashDetails(result: "signal", execMainCode: 2, execMainStatus: 9), at: 500)
         )
+        expected.record.startupSeconds = 0.001
         #expect(builder.history.runs["a.service"] == [expected])
         #expect(RunHistory(entries: entries) == builder.history)
         #expect(RunEnding(entries: entries) == expected.ending, "the same ending as from every entry")
+    }
+
+    @Test("a recovered run's record: start-up from Starting to Started by PID 1's monotonic clock, and the Consumed entry")
+    func recordOfARun() {
+        func at(_ id: String, _ time: Milliseconds, monotonic: UInt64, _ fields: [String: String] = [:]) -> RunEnding.Entry {
+            var entry = entry("a.service", "a1", id, time, fields)
+            entry.monotonicMicroseconds = monotonic
+            return entry
+        }
+        // The wall clock stepped back between the two: the monotonic clock still says 1.5 s.
+        let history = RunHistory(entries: [
+            at(ID.unitStarting, 5_000, monotonic: 10_000_000),
+            at(ID.unitStarted, 1_000, monotonic: 11_500_000),
+            at(RunRecord.MessageID.unitResources, 9_000, monotonic: 20_000_000, ["CPU_USAGE_NSEC": "250000000"]),
+            at(ID.unitSuccess, 9_000, monotonic: 20_000_000),
+        ])
+        #expect(history.runs["a.service"]?.first?.record == RunRecord(startupSeconds: 1.5, cpuSeconds: 0.25))
     }
 }

@@ -51,10 +51,12 @@ public enum RunEnding: Sendable, Hashable {
         /// the start, so the "run" was none.
         public static let unitSkipped = "0e4284a0caca4bfc81c0bb6786972673"
 
-        /// Every id above: the entries that tell when a run began and how it ended.
+        /// Every id above, and those of what a run cost and who OOM-killed it (``RunRecord/MessageID``): the entries
+        /// that tell when a run began, how it ended and what it left.
         public static let all = [
             unitStarting, unitStarted, unitFailed, unitSuccess, unitFailureResult, unitProcessExit, unitStopped,
-            unitSkipped,
+            unitSkipped, RunRecord.MessageID.unitResources, RunRecord.MessageID.unitOutOfMemory,
+            RunRecord.MessageID.unitOOMDKill,
         ]
     }
 
@@ -69,7 +71,7 @@ public enum RunEnding: Sendable, Hashable {
     /// The journal fields the decision reads, and the time PID 1 sent the entry (its clock, not journald's).
     public static let fields = [
         "MESSAGE_ID", "UNIT_RESULT", "EXIT_CODE", "EXIT_STATUS", "COMMAND", "_SOURCE_REALTIME_TIMESTAMP",
-    ]
+    ] + RunRecord.fields.filter { $0 != "MESSAGE_ID" && $0 != "UNIT_RESULT" }
 
     /// Whether `entry` is PID 1's "Main process exited": its process-exit message is also logged for the control
     /// processes (`COMMAND=ExecCondition`, `ExecStartPre`, `ExecStopPost`, …), whose status is not the run's.

@@ -15,6 +15,9 @@ public struct RunHistory: Sendable, Hashable {
         public var beganInOrder: Milliseconds
         /// How it ended, nil when the journal does not say (yet).
         public var ending: RunEnding?
+        /// What PID 1's entries tell of what it cost and how it ended (``RunRecord/init(entries:)``), and its
+        /// start-up: from "Starting" to "Started" (for a oneshot, "Finished"), when both are there.
+        public var record = RunRecord()
 
         public init(
             invocationID: String, began: Milliseconds, ending: RunEnding?, beganMonotonic: UInt64? = nil,
@@ -73,6 +76,18 @@ public struct RunHistory: Sendable, Hashable {
             byRun[unit, default: [:]][id, default: []].keepFirstAndLast(kept)
         }
 
+        /// Seconds from PID 1's "Starting" to its "Started" (or a oneshot's "Finished") entry of one run, by its
+        /// monotonic clock when both have it (the wall clock may step), else by the entries' times; nil without both.
+        static func startupSeconds(_ entries: [RunEnding.Entry]) -> Double? {
+            guard let starting = entries.first(where: { $0.messageID == RunEnding.MessageID.unitStarting }),
+                let started = entries.first(where: { $0.messageID == RunEnding.MessageID.unitStarted })
+            else { return nil }
+            if let from = starting.monotonicMicroseconds, let to = started.monotonicMicroseconds {
+                return to >= from ? Double(to - from) / 1_000_000 : nil
+            }
+            return started.time >= starting.time ? Double(started.time - starting.time) / 1_000 : nil
+        }
+
         /// The runs taken so far.
         public var history: RunHistory {
             var runs: [String: [Run]] = [:]
@@ -85,10 +100,13 @@ public struct RunHistory: Sendable, Hashable {
                         $0.messageID == RunEnding.MessageID.unitStarting || $0.messageID == RunEnding.MessageID.unitStarted
                     }
                     let start = begin ?? first
-                    return Run(
+                    var run = Run(
                         invocationID: id, began: start.time, ending: RunEnding(entries: entries),
                         beganMonotonic: start.monotonicMicroseconds, beganInOrder: start.positionTime
                     )
+                    run.record = RunRecord(entries: entries)
+                    run.record.startupSeconds = Self.startupSeconds(entries)
+                    return run
                 }
             }
             return RunHistory(runs: runs)

@@ -105,4 +105,29 @@ struct DaemonCoreRunCostTests {
         h.send(.changed(failed))
         #expect(endFields(h)["LIFECYCLE_RUN_STARTUP_SECONDS"] == nil, "a start that failed has no start-up")
     }
+
+    @Test("a run recovered from PID 1's journal carries what its entries tell, and no cost is read for it")
+    func recoveredRun() throws {
+        var h = try H()
+        let fields = ["UNIT": H.unit, "INVOCATION_ID": H.run("a")]
+        func entry(_ id: String, _ second: Int64, _ extra: [String: String] = [:]) -> RunEnding.Entry {
+            RunEnding.Entry(messageID: id, time: H.t0 + second * 1_000, fields: fields.merging(extra) { own, _ in own })
+        }
+        h.recovery = RecoveryAnswer(history: RunHistory(entries: [
+            entry(RunEnding.MessageID.unitStarting, 1), entry(RunEnding.MessageID.unitStarted, 3),
+            entry(RunRecord.MessageID.unitOutOfMemory, 5),
+            entry(RunRecord.MessageID.unitResources, 5, ["CPU_USAGE_NSEC": "1500000000", "MEMORY_PEAK": "2048"]),
+            entry(RunEnding.MessageID.unitFailureResult, 5, ["UNIT_RESULT": "oom-kill"]),
+        ]))
+        h.send(.start)
+        h.send(.listing([]))
+        #expect(h.dispatches() == ["1 launch a reconciled", "2 crash a reconciled"])
+        #expect(h.costReads.isEmpty)
+        let end = endFields(h)
+        #expect(end["LIFECYCLE_RUN_STARTUP_SECONDS"] == "2.0")
+        #expect(end["LIFECYCLE_RUN_CPU_SECONDS"] == "1.5")
+        #expect(end["LIFECYCLE_RUN_MEMORY_PEAK_BYTES"] == "2048")
+        #expect(end["LIFECYCLE_RUN_OOM"] == "kernel")
+        #expect(end["LIFECYCLE_UNIT_RESULT"] == "oom-kill")
+    }
 }
