@@ -137,7 +137,9 @@ public struct UnitTracker: Sendable {
         case .ignored: break
         }
         if transition.isReconciled { dispatch?.customData[DispatchField.PayloadKey.reconciled] = .bool(true) }
-        // The run's record goes with its end: the sleep or the crash notice (a freeze's sleep ends no run).
+        // The run's record goes with its end, the sleep or the crash notice (a freeze's sleep ends no run), and into
+        // the unit's totals once, when the end is recorded.
+        if transition.transition.endsRun, record.runEnded, !stored.runEnded { record.runTotals.add(transition.run) }
         if transition.transition.endsRun, let end = dispatch {
             dispatch?.customData = end.customData.merging(transition.run.payload) { own, _ in own }
         }

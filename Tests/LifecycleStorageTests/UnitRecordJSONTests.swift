@@ -55,6 +55,13 @@ struct UnitRecordJSONTests {
             for result in ["signal", "exit-code", "core-dump", "watchdog"] where Bool.random(using: &random) {
                 results[result] = number()
             }
+            var totals = RunTotals()
+            for _ in 0..<Int.random(in: 0...3, using: &random) {
+                totals.add(RunRecord(
+                    startupSeconds: maybe(Double(number()) / 1_000), cpuSeconds: maybe(Double(number()) / 1_000_000),
+                    oom: maybe(Bool.random(using: &random) ? .kernel : .oomd), coredump: maybe(CoreDump(signal: 11))
+                ))
+            }
             return UnitRecord(
                 unit: "unit-\(number()).service", state: state, invocationID: maybe(String(repeating: "ab", count: 16)),
                 runEnded: Bool.random(using: &random), pendingDispatches: pending,
@@ -62,7 +69,8 @@ struct UnitRecordJSONTests {
                 recentCrashes: (0..<Int.random(in: 0...3, using: &random)).map { _ in time() },
                 crashResults: results,
                 // A file without the count but with an update time is read as one update (files of earlier builds).
-                updateCount: state.update == nil ? (Bool.random(using: &random) ? number() : 0) : 1 + number()
+                updateCount: state.update == nil ? (Bool.random(using: &random) ? number() : 0) : 1 + number(),
+                runTotals: totals
             )
         }
     }

@@ -23,7 +23,11 @@ extension LifecycleMetrics {
         var firstLaunches: [MetricFamily.Sample] = []
         var versions: [MetricFamily.Sample] = []
         var looping: [MetricFamily.Sample] = []
-        for record in records {
+        var startups: [MetricFamily.Sample] = []
+        var cpu: [MetricFamily.Sample] = []
+        var oomKills: [MetricFamily.Sample] = []
+        var coredumps: [MetricFamily.Sample] = []
+        for record in records.sorted(by: { $0.unit < $1.unit }) {
             let name = ["name": record.unit]
             let state = record.state
             launches.append(.init(name, .count(state.totalLaunchCount)))
@@ -46,6 +50,13 @@ extension LifecycleMetrics {
                 versions.append(.init(name.merging(["version": version]) { a, _ in a }, .count(1)))
             }
             looping.append(.init(name, .count(crashLoop.isLooping(record.recentCrashes, now: now) ? 1 : 0)))
+            let totals = record.runTotals
+            if totals.startups > 0 { startups += Self.startupHistogram(totals, name: name) }
+            cpu.append(.init(name, .microseconds(totals.cpuMicroseconds)))
+            for source in RunTotals.oomSources {
+                oomKills.append(.init(name.merging(["source": source]) { a, _ in a }, .count(totals.oomKills[source] ?? 0)))
+            }
+            coredumps.append(.init(name, .count(totals.coredumps)))
         }
         return [
             MetricFamily(
@@ -93,7 +104,42 @@ extension LifecycleMetrics {
                 help: "1 while the unit has failed crash_loop_crashes times within crash_loop_minutes, else 0.",
                 samples: looping
             ),
+            MetricFamily(
+                "lifecycled_unit_startup_seconds", .histogram,
+                help: "Seconds from leaving inactive to becoming active, per run whose start-up is known.",
+                samples: startups
+            ),
+            MetricFamily(
+                "lifecycled_unit_cpu_seconds_total", .counter,
+                help: "CPU time of the unit's ended runs, of those whose CPU time systemd could tell.",
+                samples: cpu
+            ),
+            MetricFamily(
+                "lifecycled_unit_oom_kills_total", .counter,
+                help: "Runs of the unit a process of which was OOM-killed, by the kernel or by systemd-oomd (source).",
+                samples: oomKills
+            ),
+            MetricFamily(
+                "lifecycled_unit_coredumps_total", .counter, help: "Runs of the unit that left a core dump.",
+                samples: coredumps
+            ),
         ]
+    }
+
+    /// One unit's start-up histogram: a cumulative bucket per bound and `+Inf`, then the sum and the count.
+    static func startupHistogram(_ totals: RunTotals, name: [String: String]) -> [MetricFamily.Sample] {
+        var samples = zip(RunTotals.startupBounds, totals.cumulativeStartupBuckets).map { bound, count in
+            MetricFamily.Sample(name.merging(["le": Self.boundText(bound)]) { a, _ in a }, .count(count), suffix: "_bucket")
+        }
+        samples.append(.init(name.merging(["le": "+Inf"]) { a, _ in a }, .count(totals.startups), suffix: "_bucket"))
+        samples.append(.init(name, .microseconds(totals.startupMicroseconds), suffix: "_sum"))
+        samples.append(.init(name, .count(totals.startups), suffix: "_count"))
+        return samples
+    }
+
+    /// A bound as Prometheus's clients write `le`: `1` for a whole number, `0.25` otherwise.
+    private static func boundText(_ bound: Double) -> String {
+        bound == bound.rounded() ? String(Int(bound)) : String(bound)
     }
 
     /// The unit's failed runs by Result: the record's counts, every common Result at least at 0, and `unknown` for

@@ -24,10 +24,12 @@ public enum PrometheusText {
             out += "# HELP \(name) \(escapeHelp(family.help))\n"
             out += "# TYPE \(name) \(family.kind.rawValue)\n"
             let lines = family.samples.map { sample in
-                (labels: labelText(sample.labels), value: sample.value.text)
+                (name: name + sample.suffix, labels: labelText(sample.labels), value: sample.value.text)
             }
-            for line in lines.sorted(by: { $0.labels < $1.labels }) {
-                out += "\(name)\(line.labels) \(line.value)\n"
+            // A histogram's samples stay in their order: each series' buckets by bound, then its sum and count.
+            let ordered = family.kind == .histogram ? lines : lines.sorted { $0.labels < $1.labels }
+            for line in ordered {
+                out += "\(line.name)\(line.labels) \(line.value)\n"
             }
         }
         return out

@@ -91,6 +91,10 @@ extension UnitRecord {
             writer.endArray()
         }
         if runEnded { writer.member("run_ended", true) }
+        if !runTotals.isEmpty {
+            writer.key("run_totals")
+            Self.write(runTotals, to: &writer)
+        }
         writer.member("schema_version", Int64(Self.currentSchemaVersion))
         writer.key("sequence")
         writer.unsigned(sequence)
@@ -98,6 +102,29 @@ extension UnitRecord {
         Self.write(state, to: &writer)
         writer.member("unit", unit)
         if updateCount > 0 { writer.member("update_count", Int64(updateCount)) }
+        writer.endObject()
+    }
+
+    /// ``RunTotals`` as its `Codable` form gives it: every key.
+    private static func write(_ totals: RunTotals, to writer: inout JSONLayoutWriter) {
+        writer.beginObject()
+        writer.member("coredumps", Int64(totals.coredumps))
+        writer.member("cpu_microseconds", totals.cpuMicroseconds)
+        writer.key("oom_kills")
+        writer.beginObject()
+        for (source, count) in totals.oomKills.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }) {
+            writer.member(source, Int64(count))
+        }
+        writer.endObject()
+        writer.key("startup_buckets")
+        writer.beginArray()
+        for count in totals.startupBuckets {
+            writer.element()
+            writer.integer(Int64(count))
+        }
+        writer.endArray()
+        writer.member("startup_count", Int64(totals.startups))
+        writer.member("startup_microseconds", totals.startupMicroseconds)
         writer.endObject()
     }
 

@@ -60,8 +60,37 @@ extension UnitRecord {
             recentCrashes: crashes,
             crashResults: results,
             // Files from before the count: a recorded update time means at least one update was seen.
-            updateCount: Int(clamping: try file.optionalInt("update_count") ?? (state.update == nil ? 0 : 1))
+            updateCount: Int(clamping: try file.optionalInt("update_count") ?? (state.update == nil ? 0 : 1)),
+            runTotals: try file.optionalObject("run_totals").map(RunTotals.init(stateFile:)) ?? RunTotals()
         )
+    }
+}
+
+extension RunTotals {
+    /// Reads the totals from the `run_totals` object of a state file, as their `Codable` form does.
+    init(stateFile totals: StateFileObject) throws(StateFileDecoder.Corruption) {
+        self.init()
+        let buckets = try totals.optionalArray("startup_buckets") ?? []
+        guard buckets.count == Self.startupBounds.count else {
+            throw StateFileDecoder.Corruption(
+                reason: "\(totals.keyPath("startup_buckets")): expected \(Self.startupBounds.count) counts, found \(buckets.count)"
+            )
+        }
+        for (index, item) in buckets.enumerated() {
+            guard case .int(let count) = item, count >= 0 else {
+                throw StateFileDecoder.Corruption(
+                    reason: "\(totals.keyPath("startup_buckets"))[\(index)]: expected a count, found \(item.typeName)"
+                )
+            }
+            startupBuckets[index] = Int(clamping: count)
+        }
+        startups = Int(clamping: try totals.int("startup_count"))
+        startupMicroseconds = try totals.int("startup_microseconds")
+        cpuMicroseconds = try totals.int("cpu_microseconds")
+        if let kills = try totals.optionalObject("oom_kills") {
+            for key in kills.members.keys { oomKills[key] = Int(clamping: try kills.int(key)) }
+        }
+        coredumps = Int(clamping: try totals.int("coredumps"))
     }
 }
 

@@ -49,6 +49,8 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     public var crashResults: [String: Int]
     /// Version changes seen (launches the engine marked as an update), counted where they are recorded.
     public var updateCount: Int
+    /// What the unit's ended runs cost, as far as each knew (absent from files from before it).
+    public var runTotals: RunTotals
 
     /// How many crash times a record keeps; a crash-loop threshold above it could never be reached.
     public static let recentCrashLimit = 20
@@ -64,7 +66,8 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         lastFailure: RunFailure? = nil,
         recentCrashes: [Milliseconds] = [],
         crashResults: [String: Int] = [:],
-        updateCount: Int = 0
+        updateCount: Int = 0,
+        runTotals: RunTotals = RunTotals()
     ) {
         self.unit = unit
         self.state = state
@@ -76,6 +79,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         self.recentCrashes = recentCrashes
         self.crashResults = crashResults
         self.updateCount = updateCount
+        self.runTotals = runTotals
     }
 
     /// Notes a crash notice: it is the last failure, and its time joins the recent crashes (the oldest beyond
@@ -108,6 +112,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         case recentCrashes = "recent_crashes"
         case crashResults = "crash_results"
         case updateCount = "update_count"
+        case runTotals = "run_totals"
     }
 
     /// Decodes a record whose `schema_version` the caller has already checked to be at most
@@ -129,6 +134,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         crashResults = try container.decodeIfPresent([String: Int].self, forKey: .crashResults) ?? [:]
         // Files from before the count: a recorded update time means at least one update was seen.
         updateCount = try container.decodeIfPresent(Int.self, forKey: .updateCount) ?? (state.update == nil ? 0 : 1)
+        runTotals = try container.decodeIfPresent(RunTotals.self, forKey: .runTotals) ?? RunTotals()
     }
 
     /// Encodes the record in the current schema version; a record is always written in the newest form.
@@ -145,5 +151,6 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         if !recentCrashes.isEmpty { try container.encode(recentCrashes, forKey: .recentCrashes) }
         if !crashResults.isEmpty { try container.encode(crashResults, forKey: .crashResults) }
         if updateCount > 0 { try container.encode(updateCount, forKey: .updateCount) }
+        if !runTotals.isEmpty { try container.encode(runTotals, forKey: .runTotals) }
     }
 }
