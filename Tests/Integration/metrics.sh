@@ -292,6 +292,51 @@ test_alert_rules() {
         fail "promtool check metrics of what node_exporter serves: $out"
 }
 
+# The fields of the newest sleep dispatch of UNIT, as one JSON object.
+last_sleep() {
+    c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled _UID=0 "LIFECYCLE_UNIT=$1" \
+        LIFECYCLE_EVENT=sleep | tail -n 1
+}
+
+has_sleep() { [[ -n $(last_sleep "$1") ]]; }
+
+# startups_served UNIT COUNT: node_exporter serves COUNT start-ups of UNIT.
+startups_served() { [[ $(series_value "$(scrape)" "lifecycled_unit_startup_seconds_count{name=\"$1\"}") == "$2" ]]; }
+
+# near_half_second SECONDS: within 20 % of 0.5.
+near_half_second() { awk -v v="$1" 'BEGIN { exit !(v >= 0.4 && v <= 0.6) }'; }
+
+test_run_record() {
+    local fields startup text cpu
+    c_exec systemctl start lc-slowstart.service
+    c_exec systemctl stop lc-slowstart.service
+    wait_for "$WAIT" has_sleep lc-slowstart.service
+    fields=$(last_sleep lc-slowstart.service)
+    startup=$(jq -r '.LIFECYCLE_RUN_STARTUP_SECONDS // "absent"' <<<"$fields")
+    awk -v v="$startup" 'BEGIN { exit !(v >= 0.9 && v <= 2.5) }' ||
+        fail "LIFECYCLE_RUN_STARTUP_SECONDS of a start with ExecStartPre=/bin/sleep 1: $startup"
+    wait_for "$WAIT" startups_served lc-slowstart.service 1
+    text=$(scrape)
+    assert_eq 0 "$(series_value "$text" 'lifecycled_unit_startup_seconds_bucket{le="0.5",name="lc-slowstart.service"}')" \
+        "runs of lc-slowstart.service that started within 0.5 s"
+    assert_eq 1 "$(series_value "$text" 'lifecycled_unit_startup_seconds_bucket{le="+Inf",name="lc-slowstart.service"}')" \
+        "runs of lc-slowstart.service in the histogram"
+    # CPU time: only where the container accounts it; never a made-up 0 where it does not.
+    cpu=$(c_exec systemctl show -P CPUUsageNSec lc-slowstart.service)
+    if [[ $cpu == "[not set]" || -z $cpu ]]; then
+        assert_eq absent "$(jq -r '.LIFECYCLE_RUN_CPU_SECONDS // "absent"' <<<"$fields")" \
+            "LIFECYCLE_RUN_CPU_SECONDS on a host without CPU accounting"
+        assert_eq absent "$(jq -r '.LIFECYCLE_RUN_MEMORY_PEAK_BYTES // "absent"' <<<"$fields")" \
+            "LIFECYCLE_RUN_MEMORY_PEAK_BYTES on a host without memory accounting"
+        echo "  SKIP the 0.5 s CPU burn: this container accounts no CPU (CPUUsageNSec is [not set]; a hybrid cgroup v1 host)"
+        return 0
+    fi
+    c_exec systemctl start lc-burn.service
+    wait_for "$WAIT" has_sleep lc-burn.service
+    cpu=$(jq -r '.LIFECYCLE_RUN_CPU_SECONDS // "absent"' <<<"$(last_sleep lc-burn.service)")
+    near_half_second "$cpu" || fail "LIFECYCLE_RUN_CPU_SECONDS of a run that burned 0.5 s of CPU: $cpu"
+}
+
 # --- run -----------------------------------------------------------------------------------------------------------
 
 PORT=$(free_port) || { echo "metrics.sh: no free loopback port" >&2; exit 1; }
@@ -320,6 +365,8 @@ run_test "the counters survive reset-failed and a restart of lifecycled" test_co
 run_test "three SIGKILLs in a row: crash looping is 1" test_crash_loop
 run_test "a metrics_file that cannot be written is logged once; tracking goes on; writing resumes" \
     test_unwritable_metrics_file
+run_test "a run's record: a start with ExecStartPre=/bin/sleep 1 takes about 1 s, in its sleep and the histogram; CPU only where the host accounts it" \
+    test_run_record
 run_test "promtool accepts the alert rules, their tests pass, it accepts the served metrics" test_alert_rules
 
 container_poweroff
