@@ -316,10 +316,10 @@ test_run_record() {
     awk -v v="$startup" 'BEGIN { exit !(v >= 0.9 && v <= 2.5) }' ||
         fail "LIFECYCLE_RUN_STARTUP_SECONDS of a start with ExecStartPre=/bin/sleep 1: $startup"
     wait_for "$WAIT" startups_served lc-slowstart.service 1
-    text=$(scrape)
-    assert_eq 0 "$(series_value "$text" 'lifecycled_unit_startup_seconds_bucket{le="0.5",name="lc-slowstart.service"}')" \
+    text=$(scrape) # node_exporter writes le after the other labels
+    assert_eq 0 "$(series_value "$text" 'lifecycled_unit_startup_seconds_bucket{name="lc-slowstart.service",le="0.5"}')" \
         "runs of lc-slowstart.service that started within 0.5 s"
-    assert_eq 1 "$(series_value "$text" 'lifecycled_unit_startup_seconds_bucket{le="+Inf",name="lc-slowstart.service"}')" \
+    assert_eq 1 "$(series_value "$text" 'lifecycled_unit_startup_seconds_bucket{name="lc-slowstart.service",le="+Inf"}')" \
         "runs of lc-slowstart.service in the histogram"
     # CPU time: only where the container accounts it; never a made-up 0 where it does not.
     cpu=$(c_exec systemctl show -P CPUUsageNSec lc-slowstart.service)
