@@ -38,10 +38,18 @@ let package = Package(
             dependencies: ["LifecycleEngine", "LifecycleSchema"],
             swiftSettings: strictSettings
         ),
+        // Pure: the daemon's core, its decisions as inputs to effects (docs/architecture.md). No I/O, no clock, no
+        // libsystemd: the compiler holds it to its three dependencies.
+        .target(
+            name: "LifecycleCore",
+            dependencies: ["LifecycleEngine", "LifecycleSchema", "LifecycleStorage"],
+            swiftSettings: strictSettings
+        ),
         // The daemon's services and wiring, in a library so that tests can drive it in-process.
         .target(
             name: "LifecycleDaemon",
             dependencies: [
+                "LifecycleCore",
                 "LifecycleEngine",
                 "LifecycleSchema",
                 "LifecycleStorage",
@@ -127,8 +135,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "LifecycleCoreTests",
+            dependencies: ["LifecycleCore", "LifecycleEngine", "LifecycleSchema", "LifecycleStorage"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "LifecycleDaemonTests",
-            dependencies: ["LifecycleDaemon", "LifecycleSchema", "LifecycleSystemd", "LifecycleTestSupport"],
+            dependencies: [
+                "LifecycleCore", "LifecycleDaemon", "LifecycleSchema", "LifecycleSystemd", "LifecycleTestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

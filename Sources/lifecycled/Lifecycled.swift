@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import Glibc
+import LifecycleCore
 import LifecycleDaemon
 import LifecycleEngine
 import LifecycleStorage
@@ -79,7 +80,8 @@ struct Lifecycled: AsyncParsableCommand {
     private func fail(_ message: String) -> ExitCode {
         var line = "lifecycled: \(message)\n"
         line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-        _ = try? ServiceNotifier().notify(.status("Failed to start: \(message)"))
+        let status = ServiceNotification.message([.status("Failed to start: \(message)")], monotonicMicroseconds: 0)
+        _ = try? ServiceNotifier().notify(message: status)
         return ExitCode.failure
     }
 }

@@ -2,6 +2,7 @@
 
 import Foundation
 @testable import LifecycleDaemon
+import LifecycleCore
 import LifecycleEngine
 import LifecycleStorage
 import LifecycleSystemd

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 @testable import LifecycleSystemd
+import LifecycleEngine
 import Testing
 
 struct BusPrimitivesTests {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleCore
 import LifecycleStorage
 
 /// What lifecycled's D-Bus interface asks of the daemon: send an event, read the records.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Glibc
+import LifecycleCore
 import LifecycleEngine
 import LifecycleSchema
 import LifecycleStorage
@@ -68,7 +69,9 @@ extension LifecycleDaemon {
             ProcessMemory.releaseStartupMemory()
         case .notify(let notifications):
             do {
-                _ = try notifier.notify(notifications)
+                _ = try notifier.notify(message: ServiceNotification.message(
+                    notifications, monotonicMicroseconds: BusThread.monotonicMicroseconds()
+                ))
             } catch {
                 logger.warning("Failed to notify the service manager", metadata: ["error": "\(error)"])
             }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Glibc
+import LifecycleCore
 import LifecycleEngine
 import LifecycleStorage
 import LifecycleSystemd

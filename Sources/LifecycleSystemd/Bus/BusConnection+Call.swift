@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CSystemd
+import LifecycleEngine
 
 extension BusConnection {
     /// Sends a method call and delivers its reply to `completion`, on the bus thread, exactly once.

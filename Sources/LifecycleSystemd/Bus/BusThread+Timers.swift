@@ -2,6 +2,7 @@
 
 import CSystemd
 import Glibc
+import LifecycleEngine
 
 /// A timer of a ``BusThread``: its body runs on the thread once the deadline has passed.
 struct BusTimer {

@@ -303,7 +303,7 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
         return Int32(clamping: remaining / 1000 + (remaining % 1000 == 0 ? 0 : 1))
     }
 
-    static func monotonicMicroseconds() -> UInt64 {
+    public static func monotonicMicroseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000

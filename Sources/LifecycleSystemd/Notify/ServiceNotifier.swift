@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CSystemd
+import LifecycleEngine
 
 /// Talks to the service manager that started us, through `$NOTIFY_SOCKET`.
 ///
@@ -9,25 +10,16 @@ import CSystemd
 public struct ServiceNotifier: Sendable {
     public init() {}
 
-    /// Sends notifications in one datagram.
+    /// Sends one message of `NAME=value` lines in one datagram (the daemon's core builds it with its
+    /// `ServiceNotification`, which alone knows the assignments).
     ///
-    /// Wraps `sd_notify(3)` (the variadic `sd_notifyf` is not callable from Swift; the text is built by
-    /// ``ServiceNotification/message(_:monotonicMicroseconds:)``).
+    /// Wraps `sd_notify(3)` (the variadic `sd_notifyf` is not callable from Swift).
     ///
     /// - Returns: false when no service manager listens (`$NOTIFY_SOCKET` is not set), true when sent.
     /// - Throws: ``SystemdError`` if sending failed.
     @discardableResult
-    public func notify(_ notifications: [ServiceNotification]) throws(SystemdError) -> Bool {
-        let message = ServiceNotification.message(
-            notifications, monotonicMicroseconds: BusThread.monotonicMicroseconds()
-        )
-        return try check(sd_notify(0, message), "notify the service manager") > 0
-    }
-
-    /// Sends notifications in one datagram, like the array overload.
-    @discardableResult
-    public func notify(_ notifications: ServiceNotification...) throws(SystemdError) -> Bool {
-        try notify(notifications)
+    public func notify(message: String) throws(SystemdError) -> Bool {
+        try check(sd_notify(0, message), "notify the service manager") > 0
     }
 
     /// The watchdog timeout the service manager expects pings within (`WatchdogSec=`), or nil when there is none.

@@ -2,6 +2,7 @@
 
 import Foundation
 import Glibc
+import LifecycleCore
 import LifecycleDaemon
 import LifecycleStorage
 import LifecycleSystemd

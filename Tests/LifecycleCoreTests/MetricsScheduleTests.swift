@@ -2,7 +2,7 @@
 
 import Testing
 
-@testable import LifecycleDaemon
+@testable import LifecycleCore
 
 /// The metrics file's timing on its own, for the cases the core tests do not reach.
 struct MetricsScheduleTests {

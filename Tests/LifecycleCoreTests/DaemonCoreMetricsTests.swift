@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import LifecycleDaemon
+import LifecycleCore
 import LifecycleEngine
 import LifecycleStorage
 import Testing

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleEngine
+
 /// A state change to report to the service manager (`sd_notify(3)`).
 public enum ServiceNotification: Sendable, Hashable {
     /// Start-up is complete (`READY=1`); also ends a reload.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import LifecycleDaemon
+import LifecycleCore
 import LifecycleEngine
 import LifecycleSchema
 import LifecycleStorage

@@ -3,7 +3,6 @@
 import LifecycleEngine
 import LifecycleSchema
 import LifecycleStorage
-import LifecycleSystemd
 
 /// What systemd says about the watched units, and the work it leads to.
 extension DaemonCore {

@@ -2,7 +2,7 @@
 
 import Testing
 
-@testable import LifecycleDaemon
+@testable import LifecycleCore
 
 /// When archiving gives memory back: after enough records, at most once a minute while units keep going, and as
 /// soon as none is left waiting (the end of a churn), so that what stays resident is what lifecycled holds.

@@ -2,7 +2,6 @@
 
 import LifecycleEngine
 import LifecycleStorage
-import LifecycleSystemd
 
 /// What the core asks the loop to do, in order. An effect with an answer reports it as a ``DaemonInput``.
 public enum DaemonEffect: Sendable, Equatable {

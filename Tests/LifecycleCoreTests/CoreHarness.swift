@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import LifecycleDaemon
+import LifecycleCore
 import LifecycleEngine
 import LifecycleSchema
 import LifecycleStorage
-import LifecycleSystemd
 
 /// Drives a ``DaemonCore`` as the loop does, with no I/O: a journal that is an array, answers given at once or held
 /// back by the test, a clock the test sets.

@@ -7,27 +7,27 @@ import LifecycleSchema
 /// written or dropped (journald's rate limit). Without it, the last dispatches before a quiet spell could never be
 /// told dropped from slow. A probe is only written while dispatches are missing, at most once per look (looks back
 /// off to once every 30 s), at debug priority.
-enum JournalProbeEntry {
+public enum JournalProbeEntry {
     /// Generated once; never change it (docs/journal.md).
-    static let messageID = "a77f27aab5d441e6881b299bd4764154"
-    static let numberField = DispatchField.probe
+    public static let messageID = "a77f27aab5d441e6881b299bd4764154"
+    public static let numberField = DispatchField.probe
 
-    static func fields(number: UInt64, missing: Int) -> [(name: String, value: String)] {
+    public static func fields(number: UInt64, missing: Int) -> [(name: String, value: String)] {
         fields(label: String(number), message: "Checking the journal for \(missing) dispatches not seen yet")
     }
 
     /// The matches that find probe `number` of the process `pid` among lifecycled's own root-owned entries.
-    static func query(number: UInt64, pid: Int32) -> [String] {
+    public static func query(number: UInt64, pid: Int32) -> [String] {
         query(label: String(number), pid: pid)
     }
 
     /// The probe written before a run's end is looked for (``RunEndingBarrier``), labelled `end-N` so that it is never
     /// taken for a delivery probe of the same number.
-    static func fields(barrier: UInt64, unit: String) -> [(name: String, value: String)] {
+    public static func fields(barrier: UInt64, unit: String) -> [(name: String, value: String)] {
         fields(label: barrierLabel(barrier), message: "Checking the journal for how the previous run of \(unit) ended")
     }
 
-    static func query(barrier: UInt64, pid: Int32) -> [String] {
+    public static func query(barrier: UInt64, pid: Int32) -> [String] {
         query(label: barrierLabel(barrier), pid: pid)
     }
 

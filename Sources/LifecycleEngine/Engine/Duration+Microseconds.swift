@@ -6,7 +6,7 @@ extension Duration {
     ///
     /// Rounding up matters: a timeout that rounds down to 0 means "use the default" to `sd_bus_call_async`, and a
     /// poll timeout that rounds down makes a loop spin.
-    var microsecondsRoundedUp: UInt64 {
+    public var microsecondsRoundedUp: UInt64 {
         let (seconds, attoseconds) = components
         if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
         let attosecondsPerMicrosecond: Int64 = 1_000_000_000_000
@@ -19,7 +19,7 @@ extension Duration {
     }
 
     /// A duration from a microsecond count such as `WATCHDOG_USEC`.
-    static func microsecondsValue(_ usec: UInt64) -> Duration {
+    public static func microsecondsValue(_ usec: UInt64) -> Duration {
         .seconds(Int64(usec / 1_000_000)) + .microseconds(Int64(usec % 1_000_000))
     }
 }

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Glibc
-import LifecycleDaemon
+import LifecycleCore
 import LifecycleEngine
 import LifecycleStorage
-import LifecycleSystemd
 import Testing
 
 /// A state directory lifecycled cannot write: like a full disk, a reason to say so, never to stop.

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-@testable import LifecycleDaemon
+@testable import LifecycleCore
 import LifecycleEngine
 import LifecycleSchema
 import LifecycleStorage
-import LifecycleSystemd
 import Testing
 
 /// Every dispatch into the journal exactly once: refused writes, dropped entries, death between save and send.

@@ -9,11 +9,11 @@ import LifecycleSchema
 /// retention cannot remove; only without one (an upgrade from a version that did not save it) from the last entry of
 /// the newest instance that wrote this entry. An instance that died during its start-up never wrote it, so the runs
 /// it may have missed are looked for too.
-enum TrackingStartedEntry {
+public enum TrackingStartedEntry {
     /// Generated once with `systemd-id128 new`; never change it (docs/journal.md).
-    static let messageID = "081be4c15c3f4ca9acd5f51507046ad0"
+    public static let messageID = "081be4c15c3f4ca9acd5f51507046ad0"
 
-    static func fields(status: String) -> [(name: String, value: String)] {
+    public static func fields(status: String) -> [(name: String, value: String)] {
         [
             ("MESSAGE", "Tracking: \(status)"),
             ("MESSAGE_ID", messageID),

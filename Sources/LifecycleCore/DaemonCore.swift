@@ -2,7 +2,6 @@
 
 import LifecycleEngine
 import LifecycleStorage
-import LifecycleSystemd
 
 /// lifecycled's state and every decision it makes, without I/O, clock or concurrency: one loop hands it one
 /// ``DaemonInput`` at a time with the current time, and performs the ``DaemonEffect``s it returns, in order.
