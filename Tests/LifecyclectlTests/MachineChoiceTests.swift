@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleSchema
 import Testing
 
 @testable import lifecyclectl
