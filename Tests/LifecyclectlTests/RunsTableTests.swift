@@ -70,28 +70,37 @@ struct RunsTableTests {
     }
 
     /// (event, the end's fields, RESULT)
-    static let results: [(String, [String: String], String)] = [
-        ("sleep", [:], "success"),
-        ("crash", ["LIFECYCLE_UNIT_RESULT": "exit-code", "LIFECYCLE_EXIT_CODE": "exited", "LIFECYCLE_EXIT_STATUS": "7"],
-         "exit-code, status=7"),
-        ("crash", ["LIFECYCLE_UNIT_RESULT": "oom-kill", "LIFECYCLE_EXIT_CODE": "killed", "LIFECYCLE_EXIT_STATUS": "9",
-                   "LIFECYCLE_RUN_OOM": "kernel"], "oom-kill (kernel), status=9/KILL"),
-        ("crash", ["LIFECYCLE_UNIT_RESULT": "oom-kill", "LIFECYCLE_RUN_OOM": "oomd"], "oom-kill (oomd)"),
-        ("crash", ["LIFECYCLE_UNIT_RESULT": "oom-kill"], "oom-kill"),
-        ("sleep", ["LIFECYCLE_RUN_OOM": "kernel"], "success, oom-kill (kernel)"),
-        ("crash", ["LIFECYCLE_UNIT_RESULT": "core-dump", "LIFECYCLE_EXIT_CODE": "dumped", "LIFECYCLE_EXIT_STATUS": "11",
-                   "LIFECYCLE_RUN_COREDUMP": "true", "LIFECYCLE_RUN_COREDUMP_SIGNAL": "11"],
-         "core-dump, status=11/SEGV"),
-        ("crash", ["LIFECYCLE_UNIT_RESULT": "core-dump", "LIFECYCLE_RUN_COREDUMP": "true",
-                   "LIFECYCLE_RUN_COREDUMP_SIGNAL": "11"], "core-dump, status=11/SEGV"),
-        ("crash", ["LIFECYCLE_UNIT_RESULT": "signal", "LIFECYCLE_EXIT_CODE": "killed", "LIFECYCLE_EXIT_STATUS": "6",
-                   "LIFECYCLE_RUN_COREDUMP": "true", "LIFECYCLE_RUN_COREDUMP_SIGNAL": "11"],
-         "signal, status=6/ABRT, core-dump (11/SEGV)"),
-        ("crash", ["LIFECYCLE_UNIT_RESULT": "exit-code", "LIFECYCLE_EXIT_CODE": "exited", "LIFECYCLE_EXIT_STATUS": "1",
-                   "LIFECYCLE_RUN_COREDUMP": "true"], "exit-code, status=1, core-dump"),
-    ]
+    static let results: [(String, [String: String], String)] = {
+        func crash(_ result: String, _ code: String? = nil, _ status: String? = nil) -> [String: String] {
+            var fields = ["LIFECYCLE_UNIT_RESULT": result]
+            fields["LIFECYCLE_EXIT_CODE"] = code
+            fields["LIFECYCLE_EXIT_STATUS"] = status
+            return fields
+        }
+        let kernel = ["LIFECYCLE_RUN_OOM": "kernel"]
+        let dump = ["LIFECYCLE_RUN_COREDUMP": "true"]
+        let segv = ["LIFECYCLE_RUN_COREDUMP": "true", "LIFECYCLE_RUN_COREDUMP_SIGNAL": "11"]
+        return [
+            ("sleep", [:], "success"),
+            ("crash", crash("exit-code", "exited", "7"), "exit-code, status=7"),
+            ("crash", crash("oom-kill", "killed", "9").merging(kernel) { $1 }, "oom-kill (kernel), status=9/KILL"),
+            ("crash", crash("oom-kill").merging(["LIFECYCLE_RUN_OOM": "oomd"]) { $1 }, "oom-kill (oomd)"),
+            ("crash", crash("oom-kill"), "oom-kill"),
+            ("sleep", kernel, "success, oom-kill (kernel)"),
+            ("crash", crash("core-dump", "dumped", "11").merging(segv) { $1 }, "core-dump, status=11/SEGV"),
+            ("crash", crash("core-dump").merging(segv) { $1 }, "core-dump, status=11/SEGV"),
+            (
+                "crash", crash("signal", "killed", "6").merging(segv) { $1 },
+                "signal, status=6/ABRT, core-dump (11/SEGV)"
+            ),
+            ("crash", crash("exit-code", "exited", "1").merging(dump) { $1 }, "exit-code, status=1, core-dump"),
+        ]
+    }()
 
-    @Test("RESULT names an OOM kill's killer and a core dump's signal, and keeps its look otherwise", arguments: results)
+    @Test(
+        "RESULT names an OOM kill's killer and a core dump's signal, and keeps its look otherwise",
+        arguments: results
+    )
     func result(event: String, end: [String: String], expected: String) {
         let run = Self.run(event, end)
         #expect(RunsTable.result(run) == expected)

@@ -79,7 +79,7 @@ struct UnitRunTests {
         ]
         let dispatches = [
             dispatch(1, "launch", "10:00:00.000", Self.runA, ["LIFECYCLE_RUN_CPU_SECONDS": "9"]),
-            dispatch(2, "crash", "10:00:10.000", Self.runA, measured.merging(["LIFECYCLE_UNIT_RESULT": "oom-kill"]) { $1 }),
+            dispatch(2, "crash", "10:00:10.000", Self.runA, measured.merging(["LIFECYCLE_UNIT_RESULT": "x"]) { $1 }),
             dispatch(3, "launch", "10:01:00.000", Self.runB),
             dispatch(4, "sleep", "10:01:10.000", Self.runB, ["LIFECYCLE_RUN_CPU_SECONDS": "2"]),
             dispatch(5, "wake", "10:01:20.000", Self.runB),
@@ -87,7 +87,8 @@ struct UnitRunTests {
             dispatch(7, "sleep", "10:02:10.000", Self.runC, ["LIFECYCLE_RUN_STARTUP_SECONDS": "inf"]),
         ]
         let runs = UnitRun.runs(from: Fixtures.journaled(dispatches))
-        #expect(runs[2].record == RunRecord(startupSeconds: 1.5, cpuSeconds: 0.25, memoryPeakBytes: 4_096, oom: .kernel))
+        let expected = RunRecord(startupSeconds: 1.5, cpuSeconds: 0.25, memoryPeakBytes: 4_096, oom: .kernel)
+        #expect(runs[2].record == expected)
         #expect(runs[1].end == nil && runs[1].record.isEmpty)
         #expect(runs[0].record.startupSeconds == nil && runs[0].record.isEmpty)
     }
