@@ -107,6 +107,14 @@ struct CommandTests {
             lifecycle_secondsawake, ...) under their payload names. A data point that does
             not apply is left out, as in a dispatch.
 
+            Then the unit's runs per version, from lifecycled's dispatches in the journal,
+            newest version first: runs.VERSION.count (the runs the journal holds),
+            runs.VERSION.median_startup_seconds and runs.VERSION.median_cpu_seconds
+            (medians over the runs that know the value, empty when none does). A digest
+            version is shortened to 12 digits, - stands for runs without a version. Reading
+            the journal takes root or membership of the systemd-journal group; without it,
+            a warning on standard error says so and the rest is printed as usual.
+
             The state file is read directly and read-only. A unit without a state file
             exits with status 4.
 

@@ -10,7 +10,7 @@ private let minute = Fixtures.minute
 private let hour = Fixtures.hour
 private let day = Fixtures.day
 
-/// Relative times, durations and versions as the status table shows them.
+/// Relative times, durations, sizes and versions as the tables show them.
 struct HumanizeTests {
     /// (version, as shown)
     static let versions: [(String, String)] = {
@@ -78,6 +78,54 @@ struct HumanizeTests {
     )
     func duration(seconds: Int64, expected: String) {
         #expect(Humanize.duration(seconds: seconds) == expected)
+    }
+
+    @Test(
+        "start-up and CPU times: microseconds, milliseconds, seconds with two digits, then two units, all floored",
+        arguments: [
+            (0, "0s"),
+            (-1, "0s"),
+            (.nan, "0s"),
+            (0.000_001, "1us"),
+            (0.000_999, "999us"),
+            (0.001, "1ms"),
+            (0.229_999, "229ms"),
+            (0.23, "230ms"),
+            (0.999_999, "999ms"),
+            (1, "1.00s"),
+            (1.13, "1.13s"),
+            (1.029_999, "1.02s"),
+            (12.345_678, "12.34s"),
+            (59.999_999, "59.99s"),
+            (60, "1m 00s"),
+            (185.9, "3m 05s"),
+            (3_720, "1h 02m"),
+            (.infinity, "104166666d 16h"),
+        ] as [(Double, String)]
+    )
+    func seconds(value: Double, expected: String) {
+        #expect(Humanize.seconds(value) == expected)
+    }
+
+    @Test(
+        "byte counts in binary multiples with one floored digit, as systemd prints them",
+        arguments: [
+            (0, "0B"),
+            (1_023, "1023B"),
+            (1_024, "1.0K"),
+            (1_535, "1.4K"),
+            (1_536, "1.5K"),
+            (1_048_575, "1023.9K"),
+            (1_048_576, "1.0M"),
+            (12_897_484, "12.2M"),
+            (12_950_000, "12.3M"),
+            (2_147_483_648, "2.0G"),
+            (1 << 40, "1.0T"),
+            (UInt64.max, "15.9E"),
+        ] as [(UInt64, String)]
+    )
+    func bytes(value: UInt64, expected: String) {
+        #expect(Humanize.bytes(value) == expected)
     }
 
     @Test(

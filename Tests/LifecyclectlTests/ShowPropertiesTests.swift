@@ -134,3 +134,67 @@ struct ShowPropertiesTests {
         )
     }
 }
+
+/// `lifecyclectl show`: the runs per version after the other keys.
+struct ShowPropertiesRunsTests {
+    static let versions = [
+        VersionRuns(version: "1.26.0", count: 3, medianStartupSeconds: 2.04, medianCPUSeconds: 0.15000000000000002),
+        VersionRuns(version: "1.25.3", count: 12, medianStartupSeconds: 1.02, medianCPUSeconds: nil),
+        VersionRuns(version: nil, count: 1, medianStartupSeconds: nil, medianCPUSeconds: nil),
+    ]
+
+    @Test("three keys per version follow the data points, newest version first; unknown medians are empty")
+    func text() {
+        let text = ShowProperties.text(
+            Fixtures.nginx, now: Fixtures.now, timeZone: Fixtures.utc, versions: Self.versions
+        )
+        #expect(
+            text == ShowPropertiesTests.nginxText + """
+                runs.1.26.0.count=3
+                runs.1.26.0.median_startup_seconds=2.04
+                runs.1.26.0.median_cpu_seconds=0.15
+                runs.1.25.3.count=12
+                runs.1.25.3.median_startup_seconds=1.02
+                runs.1.25.3.median_cpu_seconds=
+                runs.-.count=1
+                runs.-.median_startup_seconds=
+                runs.-.median_cpu_seconds=
+
+                """
+        )
+    }
+
+    @Test("the JSON form has the same keys, with numbers and null")
+    func json() throws {
+        let text = ShowProperties.json(
+            Fixtures.nginx, now: Fixtures.now, timeZone: Fixtures.utc, versions: Self.versions
+        )
+        let object = try #require(try JSONParser.parse(text).objectValue)
+        #expect(object["runs.1.25.3.count"] == .int(12))
+        #expect(object["runs.1.25.3.median_startup_seconds"] == .double(1.02))
+        #expect(object["runs.1.25.3.median_cpu_seconds"] == .null)
+        #expect(object["runs.1.26.0.median_cpu_seconds"] == .double(0.15))
+        let keys = ShowProperties.runProperties(Self.versions).map(\.key)
+        #expect(object.keys.filter { $0.hasPrefix("runs.") }.sorted() == keys.sorted())
+        #expect(keys.count == 9)
+    }
+
+    @Test("a digest version is shortened to 12 digits, unless two digests would share the key")
+    func digests() {
+        let digest = Fixtures.digest
+        let alone = ShowProperties.runProperties([VersionRuns(version: digest, count: 1)]).map(\.key)
+        #expect(alone.first == "runs.3f2a9c1b7d4e.count")
+        let sibling = String(digest.prefix(12)) + String(repeating: "0", count: 52)
+        let both = ShowProperties.runProperties([
+            VersionRuns(version: digest, count: 1), VersionRuns(version: sibling, count: 1),
+        ])
+        #expect(both.map(\.key).filter { $0.hasSuffix(".count") } == ["runs.\(digest).count", "runs.\(sibling).count"])
+    }
+
+    @Test("spaces, =, \\ and control characters in a version cannot end the key early or break the line")
+    func escaping() {
+        let keys = ShowProperties.runProperties([VersionRuns(version: "1.0 beta=2\\x\n", count: 1)]).map(\.key)
+        #expect(keys.first == #"runs.1.0\x20beta\x3d2\x5cx\x0a.count"#)
+        #expect(ShowProperties.keyText("1.0-β") == "1.0-β")
+    }
+}

@@ -71,6 +71,28 @@ struct UnitRunTests {
         #expect(runs[1].invocationID == Self.runA && runs[1].durationSeconds == 30)
     }
 
+    @Test("a run's record comes from its end; a thaw forgets the freeze's; a time that is no number is unknown")
+    func record() {
+        let measured = [
+            "LIFECYCLE_RUN_STARTUP_SECONDS": "1.5", "LIFECYCLE_RUN_CPU_SECONDS": "0.25",
+            "LIFECYCLE_RUN_MEMORY_PEAK_BYTES": "4096", "LIFECYCLE_RUN_OOM": "kernel",
+        ]
+        let dispatches = [
+            dispatch(1, "launch", "10:00:00.000", Self.runA, ["LIFECYCLE_RUN_CPU_SECONDS": "9"]),
+            dispatch(2, "crash", "10:00:10.000", Self.runA, measured.merging(["LIFECYCLE_UNIT_RESULT": "x"]) { $1 }),
+            dispatch(3, "launch", "10:01:00.000", Self.runB),
+            dispatch(4, "sleep", "10:01:10.000", Self.runB, ["LIFECYCLE_RUN_CPU_SECONDS": "2"]),
+            dispatch(5, "wake", "10:01:20.000", Self.runB),
+            dispatch(6, "launch", "10:02:00.000", Self.runC),
+            dispatch(7, "sleep", "10:02:10.000", Self.runC, ["LIFECYCLE_RUN_STARTUP_SECONDS": "inf"]),
+        ]
+        let runs = UnitRun.runs(from: Fixtures.journaled(dispatches))
+        let expected = RunRecord(startupSeconds: 1.5, cpuSeconds: 0.25, memoryPeakBytes: 4_096, oom: .kernel)
+        #expect(runs[2].record == expected)
+        #expect(runs[1].end == nil && runs[1].record.isEmpty)
+        #expect(runs[0].record.startupSeconds == nil && runs[0].record.isEmpty)
+    }
+
     @Test("the JSON document has every key, null where unknown")
     func json() throws {
         let rendered = RunsJSON.render(unit: "web.service", runs: UnitRun.runs(from: Fixtures.journaled(history)))
@@ -82,8 +104,9 @@ struct UnitRunTests {
         #expect(document.objectValue?["unit"] == .string("web.service"))
         #expect(
             runs[0].objectValue?.keys.sorted() == [
-                "began_at", "begin", "duration_seconds", "end", "ended_at", "exit_status", "invocation_id",
-                "reconciled", "result", "version",
+                "began_at", "begin", "coredump", "cpu_seconds", "duration_seconds", "end", "ended_at", "exit_status",
+                "invocation_id", "io_read_bytes", "io_write_bytes", "memory_peak_bytes", "oom", "reconciled", "result",
+                "startup_seconds", "version",
             ]
         )
         #expect(runs[0].objectValue?["end"] == .null)
@@ -109,7 +132,7 @@ struct UnitRunTests {
         #expect(lines.count == 3)
         #expect(lines[0].contains("running"))
         #expect(lines[1].contains("crash signal, status=9/KILL"))
-        #expect(lines[2].hasSuffix("sleep success               1m 00s 1.0 no"))
+        #expect(lines[2].hasSuffix("sleep success               1m 00s - - - 1.0 no"))
     }
 
     @Test("a sleep marked LIFECYCLE_RUN_END=unknown: the result is unknown, the duration too, and the legend says why")

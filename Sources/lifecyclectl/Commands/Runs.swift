@@ -16,6 +16,11 @@ struct Runs: ParsableCommand {
             the fact (RECOVERED, the journal's LIFECYCLE_RECONCILED). Reads the system journal directly, so it works \
             while lifecycled is down; reading it takes root or membership of the systemd-journal group.
 
+            What each run cost, as lifecycled recorded it at the run's end: STARTUP (from leaving inactive to \
+            active), CPU, MEM PEAK, and with --wide IO READ and IO WRITE; - where the host could not say (no CPU, \
+            memory or IO accounting, a systemd too old for the value), never 0. RESULT names an OOM kill and its \
+            killer (oom-kill (kernel), oom-kill (oomd)) and a core dump with its signal (core-dump, status=11/SEGV).
+
             With --directory or --file, reads journal files collected from other machines instead (see \
             docs/fleet.md). A unit's runs are one machine's: when several machines hold dispatches of the unit, \
             choose one with --machine (its hostname or machine id).
@@ -49,6 +54,9 @@ struct Runs: ParsableCommand {
     @Flag(name: .long, help: "Print the rows only, without the header and the footer.")
     var noLegend = false
 
+    @Flag(name: .long, help: "Show the bytes each run read and wrote as well (IO READ, IO WRITE).")
+    var wide = false
+
     @Argument(help: ArgumentHelp("The unit. A name without a type suffix gets .service.", valueName: "unit"))
     var unit: String
 
@@ -77,7 +85,9 @@ struct Runs: ParsableCommand {
         let output =
             json
             ? RunsJSON.render(unit: name, runs: Array(runs))
-            : RunsTable.render(unit: name, runs: Array(runs), colour: Terminal.usesColour, legend: !noLegend)
+            : RunsTable.render(
+                unit: name, runs: Array(runs), colour: Terminal.usesColour, legend: !noLegend, wide: wide
+            )
         try Terminal.write(output)
     }
 }

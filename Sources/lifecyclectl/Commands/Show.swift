@@ -15,6 +15,13 @@ struct Show: ParsableCommand {
             (lifecycle_dayssincelaunch, lifecycle_secondsawake, ...) under their payload names. A data point that \
             does not apply is left out, as in a dispatch.
 
+            Then the unit's runs per version, from lifecycled's dispatches in the journal, newest version first: \
+            runs.VERSION.count (the runs the journal holds), runs.VERSION.median_startup_seconds and \
+            runs.VERSION.median_cpu_seconds (medians over the runs that know the value, empty when none does). A \
+            digest version is shortened to 12 digits, - stands for runs without a version. Reading the journal \
+            takes root or membership of the systemd-journal group; without it, a warning on standard error says \
+            so and the rest is printed as usual.
+
             The state file is read directly and read-only. A unit without a state file exits with status 4.
             """
     )
@@ -58,10 +65,31 @@ struct Show: ParsableCommand {
         }
 
         let now = Terminal.now
+        let versions = runsPerVersion(of: name)
         let output =
             options.json
-            ? ShowProperties.json(record, now: now, timeZone: selection.timeZone)
-            : ShowProperties.text(record, now: now, timeZone: selection.timeZone)
+            ? ShowProperties.json(record, now: now, timeZone: selection.timeZone, versions: versions)
+            : ShowProperties.text(record, now: now, timeZone: selection.timeZone, versions: versions)
         try Terminal.write(output)
+    }
+
+    /// The unit's runs per version from the local journal; none, after a warning on standard error, when the
+    /// journal cannot be read: the rest of `show` does not need it.
+    private func runsPerVersion(of unit: String) -> [VersionRuns] {
+        guard DispatchJournal.isLocalJournalReadable() else {
+            // Root may read any file: then there is none (journald keeps no files, or is not running).
+            let reason =
+                geteuid() == 0
+                ? "no system journal file under /var/log/journal or /run/log/journal"
+                : "cannot read the system journal (it takes root or membership of the systemd-journal group)"
+            printError("lifecyclectl: Warning: \(reason); runs per version left out.")
+            return []
+        }
+        do {
+            return VersionRuns.grouping(UnitRun.runs(from: try DispatchJournal().dispatches(of: unit)))
+        } catch {
+            printError("lifecyclectl: Warning: Failed to read the journal: \(error); runs per version left out.")
+            return []
+        }
     }
 }

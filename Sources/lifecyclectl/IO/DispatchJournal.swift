@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import LifecycleSchema
 import LifecycleSystemd
 
@@ -26,6 +27,27 @@ struct DispatchJournal: Sendable {
     }
 
     private static let machineFields = [DispatchField.hostname, DispatchField.machineID]
+
+    /// True when this process may read a file of the local system journal: a `system.journal` or an archived
+    /// `system@….journal` in `/var/log/journal/MACHINE-ID/` or `/run/log/journal/MACHINE-ID/` that `access(2)`
+    /// allows (root, the `systemd-journal` group, or journald's ACLs for `adm` and `wheel`).
+    ///
+    /// sd-journal opens the local journal without a word when it may read none of its files, and then holds nothing:
+    /// this tells "no dispatch" from "no right to look".
+    ///
+    /// - Parameter root: the file system's root; another only for tests.
+    static func isLocalJournalReadable(root: String = "/") -> Bool {
+        let files = FileManager.default
+        let machineID = (try? String(contentsOfFile: root + "etc/machine-id", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let machineID, !machineID.isEmpty, !machineID.contains("/") else { return false }
+        for directory in ["var/log/journal/", "run/log/journal/"].map({ root + $0 + machineID + "/" }) {
+            let names = (try? files.contentsOfDirectory(atPath: directory)) ?? []
+            let journals = names.filter { $0.hasPrefix("system") && $0.hasSuffix(".journal") }
+            if journals.contains(where: { files.isReadableFile(atPath: directory + $0) }) { return true }
+        }
+        return false
+    }
 
     private func read(matching matches: [String], fields: [String]) throws(SystemdError) -> [JournaledDispatch] {
         try JournalReader(source: source).entries(matching: matches, fields: fields)

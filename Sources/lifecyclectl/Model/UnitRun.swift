@@ -22,6 +22,10 @@ struct UnitRun: Sendable, Equatable {
     var version: String?
     /// True when any of the run's dispatches was recovered (`LIFECYCLE_RECONCILED`): lifecycled was not listening.
     var reconciled: Bool
+    /// What the run cost and how it ended (start-up, CPU, memory peak, IO, OOM kill, core dump), from its sleep or
+    /// crash notice (`LIFECYCLE_RUN_…`): lifecycled records it at the run's end. Empty while the run goes on, and for
+    /// an end written before the fields; each value is nil when the host could not say, never 0.
+    var record = RunRecord()
 
     /// The result of a run whose end no source showed (a unit PID 1 logs nothing of, a vacuumed journal): it is over,
     /// but not how or when; ``endedAt`` is the last moment it was known to be going.
@@ -59,6 +63,7 @@ struct UnitRun: Sendable, Equatable {
             runs[last].end = nil
             runs[last].endedAt = nil
             runs[last].result = nil
+            runs[last].record = RunRecord()
             runs[last].reconciled = runs[last].reconciled || dispatch.isReconciled
             return
         }
@@ -84,11 +89,21 @@ struct UnitRun: Sendable, Equatable {
         runs[last].end = dispatch.kind.rawValue
         runs[last].endedAt = dispatch.time
         runs[last].reconciled = runs[last].reconciled || dispatch.isReconciled
+        runs[last].record = finite(dispatch.run)
         guard let failure = dispatch.failure else {
             runs[last].result = dispatch.isEndUnknown ? unknownResult : "success"
             return
         }
         runs[last].result = failure.result
         runs[last].exitStatus = failure.statusText
+    }
+
+    /// `record` without times that are no number of seconds: the journal's text `inf` or `1e999` reads as infinity,
+    /// which no table or JSON document can show, so it counts as unknown.
+    private static func finite(_ record: RunRecord) -> RunRecord {
+        var record = record
+        if record.startupSeconds?.isFinite == false { record.startupSeconds = nil }
+        if record.cpuSeconds?.isFinite == false { record.cpuSeconds = nil }
+        return record
     }
 }

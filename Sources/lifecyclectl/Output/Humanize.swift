@@ -2,7 +2,7 @@
 
 import LifecycleEngine
 
-/// Short, human-readable forms of times, durations and versions for the status table.
+/// Short, human-readable forms of times, durations, sizes and versions for the tables.
 ///
 /// Every function is pure and exact: values are floored, never rounded up, so "59 s ago" never reads as a minute.
 enum Humanize {
@@ -47,6 +47,35 @@ enum Humanize {
 
     private static func twoDigits(_ value: Int64) -> String {
         value < 10 ? "0\(value)" : "\(value)"
+    }
+
+    /// A start-up or CPU time as systemd prints short spans, floored: `0s`, `850us`, `230ms`, `1.00s`, `59.99s`, and
+    /// from a minute on as ``duration(seconds:)`` does (`3m 05s`, `1h 02m`).
+    ///
+    /// The value is first taken to whole microseconds (systemd's resolution, and what lifecycled records), so that
+    /// `1.13` reads `1.13s` and not `1.12s` by a binary fraction. Negative values read `0s`.
+    static func seconds(_ seconds: Double) -> String {
+        // Clamped below Int64.max microseconds (about 292,000 years), so that no conversion can trap.
+        let clamped = seconds.isNaN ? 0 : min(max(seconds, 0), 9_000_000_000_000)
+        let microseconds = Int64((clamped * 1_000_000).rounded())
+        switch microseconds {
+        case 0: return "0s"
+        case ..<1_000: return "\(microseconds)us"
+        case ..<1_000_000: return "\(microseconds / 1_000)ms"
+        case ..<60_000_000: return "\(microseconds / 1_000_000).\(twoDigits(microseconds % 1_000_000 / 10_000))s"
+        default: return duration(seconds: microseconds / 1_000_000)
+        }
+    }
+
+    /// Binary multiples as systemd prints them (`format_bytes()`), the fraction floored to one digit: `0B`, `512B`,
+    /// `1.0K`, `12.3M`, `2.0G`, up to `E` (1024 based, as `MemoryPeak=` and the cgroup files count).
+    static func bytes(_ bytes: UInt64) -> String {
+        let units: [(suffix: String, factor: UInt64)] = [
+            ("E", 1 << 60), ("P", 1 << 50), ("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10),
+        ]
+        guard let unit = units.first(where: { bytes >= $0.factor }) else { return "\(bytes)B" }
+        // The remainder is below the factor (at most 2^60), so ten times it cannot overflow.
+        return "\(bytes / unit.factor).\(bytes % unit.factor * 10 / unit.factor)\(unit.suffix)"
     }
 
     /// The digests lifecycled stores as versions are at least this long (SHA-256: 64 hex digits).

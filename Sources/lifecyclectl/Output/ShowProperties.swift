@@ -19,12 +19,17 @@ import LifecycleStorage
 ///    `lifecycle_secondsawake`, …), exactly as `LifecycleEngine.currentData(at:state:)` computes them in the given
 ///    time zone and as the journal's `LIFECYCLE_*` fields spell them. As in a dispatch, a data point that does not
 ///    apply is absent.
+/// 3. The runs per version from the journal, `runs.VERSION.count`, `runs.VERSION.median_startup_seconds` and
+///    `runs.VERSION.median_cpu_seconds`, newest version first (``runProperties(_:)``); none when the journal holds no
+///    run of the unit or could not be read.
 ///
 /// In the text form, booleans are `yes`/`no` as with systemctl, and control characters in a value are escaped
 /// (`\n`, `\x1b`) so that one line is always one property.
 enum ShowProperties {
-    /// The properties of `record` at `now`, in display order.
-    static func list(_ record: UnitRecord, now: Milliseconds, timeZone: TimeZoneRules) -> [(key: String, value: JSONValue)] {
+    /// The properties of `record` at `now`, then those of the runs per version, in display order.
+    static func list(
+        _ record: UnitRecord, now: Milliseconds, timeZone: TimeZoneRules, versions: [VersionRuns] = []
+    ) -> [(key: String, value: JSONValue)] {
         let state = record.state
         func time(_ value: Milliseconds?) -> JSONValue {
             value.map { .string(LifecycleDateFormat.iso8601Milliseconds.string($0)) } ?? .null
@@ -62,21 +67,25 @@ enum ShowProperties {
         engine.currentData(at: now, state: state).forEachField { key, field in
             properties.append((key.description, field.jsonValue))
         }
-        return properties
+        return properties + runProperties(versions)
     }
 
-    /// The `key=value` lines of `record` at `now`, each ending in a newline.
-    static func text(_ record: UnitRecord, now: Milliseconds, timeZone: TimeZoneRules) -> String {
+    /// The `key=value` lines of `record` at `now` and of the runs per version, each ending in a newline.
+    static func text(
+        _ record: UnitRecord, now: Milliseconds, timeZone: TimeZoneRules, versions: [VersionRuns] = []
+    ) -> String {
         var text = ""
-        for (key, value) in list(record, now: now, timeZone: timeZone) {
+        for (key, value) in list(record, now: now, timeZone: timeZone, versions: versions) {
             text += key + "=" + plain(value) + "\n"
         }
         return text
     }
 
     /// The same properties as one compact JSON object with sorted keys, followed by a newline.
-    static func json(_ record: UnitRecord, now: Milliseconds, timeZone: TimeZoneRules) -> String {
-        let properties = list(record, now: now, timeZone: timeZone)
+    static func json(
+        _ record: UnitRecord, now: Milliseconds, timeZone: TimeZoneRules, versions: [VersionRuns] = []
+    ) -> String {
+        let properties = list(record, now: now, timeZone: timeZone, versions: versions)
         var writer = JSONWriter()
         writer.value(.object(Dictionary(properties, uniquingKeysWith: { first, _ in first })))
         writer.byte(UInt8(ascii: "\n"))
