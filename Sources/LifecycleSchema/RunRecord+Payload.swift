@@ -38,7 +38,9 @@ extension RunRecord {
     /// The record a dispatch's journal fields hold (``DispatchField/run``); empty when it holds none.
     public init(journalFields fields: [String: String]) {
         func bytes(_ name: String) -> UInt64? { fields[name].flatMap { UInt64($0) } }
-        func seconds(_ name: String) -> Double? { fields[name].flatMap { Double($0) }.flatMap { $0 >= 0 ? $0 : nil } }
+        func seconds(_ name: String) -> Double? {
+            fields[name].flatMap { Double($0) }.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        }
         var coredump: CoreDump?
         if fields[DispatchField.runCoredump] == "true" {
             coredump = CoreDump(

@@ -40,4 +40,14 @@ struct RunRecordPayloadTests {
         #expect(read?.run.cpuSeconds == nil && read?.run.memoryPeakBytes == nil)
         #expect(journaled(RunRecord()).read?.run.isEmpty == true)
     }
+
+    @Test("a value that is no finite, non-negative number reads back unknown")
+    func garbage() {
+        let fields = [
+            "LIFECYCLE_RUN_STARTUP_SECONDS": "inf", "LIFECYCLE_RUN_CPU_SECONDS": "-1",
+            "LIFECYCLE_RUN_MEMORY_PEAK_BYTES": "12M", "LIFECYCLE_RUN_OOM": "user",
+        ]
+        #expect(RunRecord(journalFields: fields).isEmpty)
+        #expect(RunRecord(journalFields: ["LIFECYCLE_RUN_STARTUP_SECONDS": "1e999"]).startupSeconds == nil)
+    }
 }
