@@ -38,7 +38,7 @@ extension UnitTracker {
 
     /// Applies `dispatch` to the record as when it was sent; its kind says what the engine decided then.
     private func replay(_ dispatch: JournaledDispatch, into record: inout UnitRecord) {
-        let engine = LifecycleEngine(settings: configuration.settings(for: record.unit), calendar: calendar)
+        let engine = engine(for: record.unit)
         let event: LifecycleEvent? = switch dispatch.kind {
         case .launch: .launch
         case .wake: .wake

@@ -42,7 +42,7 @@ extension UnitTracker {
         let stored = records[unit] ?? UnitRecord(unit: unit)
         var record = stored
         if event == .launch { record.state.hasLaunchedInRun = false }
-        let engine = LifecycleEngine(settings: configuration.settings(for: unit), calendar: calendar)
+        let engine = engine(for: unit)
         switch engine.track(event, at: now, state: &record.state, data: data, origin: .manual) {
         case .failure(let error):
             return .failure(.refused(error))
@@ -60,7 +60,7 @@ extension UnitTracker {
     ) -> Result<[Effect], EventRequestError> {
         if let problem = problem(unit: unit, event: name, data: data) { return .failure(problem) }
         let stored = records[unit] ?? UnitRecord(unit: unit)
-        let engine = LifecycleEngine(settings: configuration.settings(for: unit), calendar: calendar)
+        let engine = engine(for: unit)
         let dispatch = engine.trackCustom(name, at: now, state: stored.state, data: data)
         return .success(commit(stored, replacing: stored, dispatch: dispatch, kind: .custom))
     }

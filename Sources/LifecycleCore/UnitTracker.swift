@@ -115,7 +115,7 @@ public struct UnitTracker: Sendable {
         case .frozen: observation = .frozen
         case .thawed: observation = .thawed
         }
-        let engine = LifecycleEngine(settings: configuration.settings(for: unit), calendar: calendar)
+        let engine = engine(for: unit)
         let result = Autotracker(engine: engine).observe(observation, at: transition.time ?? now, state: &record.state)
 
         var effects: [Effect] = []
@@ -164,6 +164,11 @@ public struct UnitTracker: Sendable {
         // dispatches, each pinning a page of the heap (docs/PERFORMANCE.md, resident memory).
         if records[unit]?.pendingDispatches.isEmpty == true { records[unit]?.pendingDispatches = [] }
         return true
+    }
+
+    /// The engine for `unit`: its watch rule's settings, in the configured time zone.
+    func engine(for unit: String) -> LifecycleEngine {
+        LifecycleEngine(settings: configuration.settings(for: unit), calendar: calendar)
     }
 
     /// Stores `record` and returns the effects that persist it and send `dispatch` (numbered), in that order.

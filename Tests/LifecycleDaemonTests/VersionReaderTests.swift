@@ -5,9 +5,7 @@ import LifecycleDaemon
 import LifecycleEngine
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// ``VersionReader`` against real files. Expected digests were computed outside Swift, with `sha256sum`.
 struct VersionReaderTests {

@@ -3,9 +3,7 @@
 import LifecycleEngine
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 struct UnitPatternTests {
     struct Case: Sendable, CustomTestStringConvertible {

@@ -5,9 +5,7 @@ import Testing
 
 @testable import LifecycleStorage
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The atomic replace underneath ``StateStore/save(_:)``.
 struct AtomicFileTests {

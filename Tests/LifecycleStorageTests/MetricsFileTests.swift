@@ -3,9 +3,7 @@
 import LifecycleStorage
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The `.prom` file, replaced atomically next to itself.
 struct MetricsFileTests {

@@ -5,9 +5,7 @@ import LifecycleEngine
 import LifecycleStorage
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// What the state store refuses to do: downgrade newer files, escape its directory, write when it must not.
 struct StateStoreSafetyTests {

@@ -6,9 +6,7 @@ import LifecycleSchema
 import LifecycleStorage
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The state store, each test in a fresh temporary directory.
 struct StateStoreTests {

@@ -3,9 +3,7 @@
 import Foundation
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A fresh directory under `$TMPDIR` for one test, removed with everything in it when the test ends.
 final class TemporaryDirectory {

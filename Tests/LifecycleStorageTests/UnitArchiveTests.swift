@@ -4,9 +4,7 @@ import LifecycleEngine
 import LifecycleStorage
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The archive of units systemd unloaded: appended in shards, found by name, the newest line of a unit winning.
 struct UnitArchiveTests {

@@ -5,9 +5,7 @@ import Testing
 
 @testable import lifecyclectl
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Finding lifecycled in a process table: fake ones laid out like /proc, and the real one.
 struct DaemonProbeTests {

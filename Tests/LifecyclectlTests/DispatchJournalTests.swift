@@ -5,9 +5,7 @@ import Testing
 
 @testable import lifecyclectl
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Whether this process may read the local system journal, which sd-journal does not say.
 struct DispatchJournalTests {

@@ -4,9 +4,7 @@ import Foundation
 import LifecycleEngine
 import LifecycleStorage
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Records and instants shared by the tests: three units in three situations, seen at one fixed `now`.
 enum Fixtures {

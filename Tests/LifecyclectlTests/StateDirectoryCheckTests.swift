@@ -5,9 +5,7 @@ import Testing
 
 @testable import lifecyclectl
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `status`'s warning about a state directory lifecycled cannot write.
 struct StateDirectoryCheckTests {

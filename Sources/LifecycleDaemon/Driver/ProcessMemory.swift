@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Keeps what the process holds in memory close to what it uses (docs/PERFORMANCE.md, resident memory).
 enum ProcessMemory {
@@ -34,7 +32,6 @@ enum ProcessMemory {
     /// cache, and a later fault maps back only what runs again. Writable mappings are never touched: theirs hold
     /// relocations and data.
     static func releaseCodePages() {
-        #if canImport(Glibc)
         guard let maps = try? ReadableFile(opening: "/proc/self/maps").readAll() else { return }
         let mappings = MemoryMapping.all(in: String(decoding: maps, as: UTF8.self))
         let ownCode = UInt(bitPattern: #dsohandle)
@@ -46,17 +43,12 @@ enum ProcessMemory {
                 mapping.addresses.count, MADV_DONTNEED
             )
         }
-        #endif
     }
 
     private typealias Trim = @convention(c) (Int) -> Int32
 
     private static let trim: Trim? = {
-        #if canImport(Glibc)
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
         return unsafeBitCast(symbol, to: Trim.self)
-        #else
-        return nil
-        #endif
     }()
 }

@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What identifies one state of a file's contents without reading them: a replaced file has a new inode, a file
 /// rewritten in place a new modification time (and usually size).
@@ -75,11 +69,7 @@ struct ReadableFile: ~Copyable {
         guard type == S_IFREG else {
             throw VersionReadError(path: path, operation: "read", errno: type == S_IFDIR ? EISDIR : EBADFD)
         }
-        #if canImport(Darwin)
-        let modified = status.st_mtimespec
-        #else
         let modified = status.st_mtim
-        #endif
         return FileIdentity(
             device: UInt64(truncatingIfNeeded: status.st_dev),
             inode: UInt64(truncatingIfNeeded: status.st_ino),

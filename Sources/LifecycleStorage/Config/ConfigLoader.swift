@@ -2,13 +2,7 @@
 
 import LifecycleEngine
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads lifecycled's configuration: one main file plus drop-ins, merged, validated and decoded.
 ///

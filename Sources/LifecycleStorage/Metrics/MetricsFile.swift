@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The `.prom` file node_exporter's textfile collector reads, replaced atomically (``AtomicFile``): the temporary
 /// file is `.<name>.XXXXXX` in the same directory, a name the collector ignores (it reads only `*.prom`), and the

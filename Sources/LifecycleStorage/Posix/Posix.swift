@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A failed system call: its name and the `errno` it left.
 struct SystemCallError: Error, Sendable, Equatable {

@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import LifecycleEngine
 
 /// `journal-position.json` in the state directory, beside `units/`: how far PID 1's journal has been taken into

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// An exclusive lock on a state directory, held for the life of the process: two lifecycled on one directory would
 /// number and write every dispatch twice.

@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The daemon's writer of state files: ``StateStore/save(_:)`` for the one process that owns the directory, without
 /// the work that each save would otherwise repeat. A record is saved twice per run, so this is on the daemon's path

@@ -6,13 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The file-system chores of ``StateStore``: reading, listing, cleaning up and naming.
 extension StateStore {

@@ -9,13 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One JSON state file per unit: `<directory>/units/<unit>.json`.
 ///

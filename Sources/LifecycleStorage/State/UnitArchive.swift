@@ -2,13 +2,7 @@
 
 import LifecycleEngine
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The records of units that systemd no longer has loaded: `<directory>/archive/NN.jsonl`, one compact JSON record
 /// (the state file's form) per line, appended.

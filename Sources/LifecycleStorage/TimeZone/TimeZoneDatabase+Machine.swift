@@ -2,13 +2,7 @@
 
 import LifecycleEngine
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension TimeZoneDatabase {
     /// The value of `TZ` in this process's environment, nil when it is unset.

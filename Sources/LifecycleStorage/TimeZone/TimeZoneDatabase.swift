@@ -2,13 +2,7 @@
 
 import LifecycleEngine
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The system's tz database: zone files in TZif format under `/usr/share/zoneinfo`, and `/etc/localtime`.
 ///

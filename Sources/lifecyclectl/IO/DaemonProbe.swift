@@ -2,11 +2,7 @@
 
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Finds a running lifecycled by looking through `/proc`: no D-Bus, and nothing is executed.
 ///

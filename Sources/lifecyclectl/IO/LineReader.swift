@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Reads a file descriptor line by line in large chunks, so that replaying millions of lines costs few system calls.
 struct LineReader {

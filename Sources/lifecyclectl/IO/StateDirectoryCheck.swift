@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Whether lifecycled can write its state directory, as far as `lifecyclectl` can tell: when it cannot, the daemon
 /// tracks on with its records in memory only, and the state files that `status` reads stay behind.

@@ -3,11 +3,7 @@
 import Foundation
 import LifecycleEngine
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// What the commands read from their surroundings: the terminal, the environment and the clock. Everything else
 /// they hand to pure formatters.
