@@ -285,16 +285,16 @@ extension DaemonCore {
         apply(end, version: nil)
     }
 
-    /// The cost of a run that ended: recorded with its end. A unit whose cost systemd cannot tell at all is not
-    /// asked again (``unitsWithoutCost``).
-    mutating func takeRunCost(_ cost: RunRecord, of run: UnitRunID) {
+    /// The cost of a run that ended: recorded with its end. A unit whose cost systemd answered without knowing any
+    /// of it is not asked again (``unitsWithoutCost``); one that could not be read at all is asked at its next end.
+    mutating func takeRunCost(_ cost: RunRecord?, of run: UnitRunID) {
         guard case .cost(var end)? = awaited, end.unit == run.unit, end.invocationID == run.invocationID else {
             log(.debug, "Ignored a cost of \(run.unit) that was not asked for")
             return
         }
         awaited = nil
-        if cost.isEmpty { unitsWithoutCost.insert(run.unit) }
-        end.run = end.run.merging(cost)
+        if cost?.isEmpty == true { unitsWithoutCost.insert(run.unit) }
+        end.run = end.run.merging(cost ?? RunRecord())
         apply(end, version: nil)
     }
 

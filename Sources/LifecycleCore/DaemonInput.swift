@@ -25,8 +25,9 @@ public enum DaemonInput: Sendable, Equatable {
     case recovered(RecoveryAnswer)
     /// The answer to ``DaemonEffect/readVersion(unit:invocationID:source:)``: nil when it could not be read.
     case versionRead(unit: String, version: String?)
-    /// The answer to ``DaemonEffect/readRunCost(_:)``: what the run cost, as far as systemd could say.
-    case runCostRead(UnitRunID, RunRecord)
+    /// The answer to ``DaemonEffect/readRunCost(_:)``: what the run cost, as far as systemd could say; nil when
+    /// nothing could be read (the unit gone, the bus down or slow).
+    case runCostRead(UnitRunID, RunRecord?)
     /// The answer to ``DaemonEffect/readRunEnding(unit:invocationID:barrier:)``: nil when the journal does not say (yet),
     /// and whether the journal showed the barrier before it was read (then it says all it will).
     case runEndingRead(unit: String, invocationID: String, ending: RunEnding?, barrierSeen: Bool)

@@ -24,9 +24,10 @@ struct CoreHarness {
     /// Each metrics write: when, where and what.
     var metricsWrites: [(time: Milliseconds, path: String, text: String)] = []
     /// Version reads not answered yet, when ``holdVersions`` is set.
-    /// What each run cost (by InvocationID), answered to ``DaemonEffect/readRunCost(_:)``; a run not here cost what
-    /// the host cannot say. The runs whose cost was asked, in order; with ``holdCosts``, left unanswered.
-    var runCosts: [String: RunRecord] = [:]
+    /// What each run cost (by InvocationID), answered to ``DaemonEffect/readRunCost(_:)``: a run not here cost what
+    /// the host cannot say, nil if it could not be read. The runs whose cost was asked, in order; with
+    /// ``holdCosts``, left unanswered.
+    var runCosts: [String: RunRecord?] = [:]
     var costReads: [UnitRunID] = []
     var heldCostReads: [UnitRunID] = []
     var holdCosts = false

@@ -90,6 +90,19 @@ struct DaemonCoreRunCostTests {
         #expect(h.costReads.map(\.invocationID) == [H.run("a"), H.run("c")])
     }
 
+    @Test("a cost that could not be read at all (unit gone, bus slow) leaves the next end asked again")
+    func unreadableCost() throws {
+        var h = try tracking()
+        h.runCosts[H.run("a")] = .some(nil)
+        h.send(.changed(Self.ended("a", began: 1, startup: 1, ended: 5)))
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a"])
+        h.runCosts[H.run("b")] = RunRecord(cpuSeconds: 0.25)
+        h.send(.changed(H.snapshot("active", "b", second: 6)))
+        h.send(.changed(Self.ended("b", began: 6, startup: 1, ended: 8)))
+        #expect(h.costReads.map(\.invocationID) == [H.run("a"), H.run("b")])
+        #expect(endFields(h)["LIFECYCLE_RUN_CPU_SECONDS"] == "0.25")
+    }
+
     @Test("a run never active that ended cleanly is a oneshot: its start-up is its whole activation")
     func oneshot() throws {
         var h = try tracking()

@@ -40,7 +40,7 @@ extension LifecycleDaemon {
                 unit: unit, version: await version(of: unit, invocationID: invocationID, from: versionSource)
             )
         case .readRunCost(let run):
-            return .runCostRead(run, await source?.runCost(of: run.unit, invocationID: run.invocationID) ?? RunRecord())
+            return .runCostRead(run, await source?.runCost(of: run.unit, invocationID: run.invocationID))
         case .readRunEnding(let unit, let invocationID, let barrier):
             return readEnding(of: unit, invocationID: invocationID, barrier: barrier)
         case .readRecovery(let query):

@@ -18,9 +18,10 @@ extension SystemdUnitSource {
     func get(
         _ reads: [PropertyRead],
         on connection: BusConnection,
+        timeout: Duration? = nil,
         onReply: @escaping (PropertyRead, sending Result<BusMessage, SystemdError>) -> Void
     ) async throws(SystemdError) {
-        try await connection.callPipelined(count: reads.count, window: 96) { index throws(SystemdError) in
+        try await connection.callPipelined(count: reads.count, window: 96, timeout: timeout) { index throws(SystemdError) in
             let call = try connection.newMethodCall(
                 destination: SystemdNames.busName, path: reads[index].path,
                 interface: SystemdNames.propertiesInterface, member: "Get"
