@@ -185,11 +185,13 @@ extension DaemonCore {
     }
 
     /// Applies a transition once what it needs is known; everything else waits meanwhile. A run's end that a signal
-    /// showed waits for what the run cost (``takeRunCost(_:of:)``). Before a run begins, the end of the unit's
+    /// showed waits for what the run cost (``takeRunCost(_:of:)``) when nothing else is waiting. Before a run begins, the end of the unit's
     /// previous run is read from PID 1's journal when no signal showed it, then the new run's version.
     private mutating func applyWhenKnown(_ transition: MappedTransition) {
+        // A run's cost is worth a round trip, not a backlog's worth of them: under a burst of changes (a churn of
+        // units, the queue after a stalled bus) it is left unknown, so that the burst is not slowed.
         if transition.transition.endsRun, transition.transition != .endedUnknown, !transition.isReconciled,
-            !unitsWithoutCost.contains(transition.unit)
+            !unitsWithoutCost.contains(transition.unit), work.isEmpty, deferred.isEmpty
         {
             awaited = .cost(of: transition)
             effects.append(.readRunCost(UnitRunID(unit: transition.unit, invocationID: transition.invocationID)))
