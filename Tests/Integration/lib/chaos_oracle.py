@@ -82,7 +82,10 @@ run without a "start" line (stopped before its ExecStart= wrote) is never demand
   duplicate-begin / duplicate-end    no run has more than one begin, or more than one end
   lost-end                           a run that has a begin and recorded its stop has one end: a sleep, known or
                                      LIFECYCLE_RUN_END=unknown (lifecycled may not know when it ended)
-  false-crash                        never a crash notice for a run that recorded SERVICE_RESULT=success
+  false-crash                        never a crash notice for a run that recorded SERVICE_RESULT=success; a run PID 1
+                                     failed ("Failed with result", a warning LogLevelMax=notice lets through) is
+                                     failed, with or without its stop line (an ExecStopPost= that could not run,
+                                     status 219/CGROUP, writes none)
   invented                           no dispatch for an InvocationID the unit never recorded, no end without the
                                      run's begin, no end for a run that recorded no stop
   sequence checks (d)                as for every unit, in the order the runs recorded themselves
@@ -221,7 +224,9 @@ class SelfRun:
         self.inv = inv
         self.start = None  # µs since the epoch: the run's ExecStart= began
         self.stop = None  # µs since the epoch: its ExecStopPost= ran, the run is over
-        self.result = None  # $SERVICE_RESULT at ExecStopPost=
+        self.result = None  # $SERVICE_RESULT at ExecStopPost=, or PID 1's UNIT_RESULT of a failure
+        self.failed_by_pid1 = False  # PID 1 logged "Failed with result" for it (its warnings pass LogLevelMax=notice)
+        self.failed_at = None  # µs: when, for a run that recorded nothing itself
         self.lines = []
         self.index = None  # position among the unit's recorded runs
 
@@ -280,10 +285,14 @@ class Oracle:
         self.tracking = []
         self.lifecycled_pid1 = []
         self.dbus_pid1 = []
+        # PID 1 still logs a quiet unit's failures: LogLevelMax=notice lets its warnings through.
+        self.quiet_failures = {}  # (unit, inv) -> UNIT_RESULT
         for e in self.entries:
             if e.pid == "1":
                 unit = e.get("UNIT")
                 inv = e.get("INVOCATION_ID")
+                if unit in self.quiet_units and inv and e.id == FAILURE:
+                    self.quiet_failures[(unit, inv)] = (e.get("UNIT_RESULT"), e.ts)
                 if unit == "lifecycled.service":
                     self.lifecycled_pid1.append(e)
                 elif unit == "dbus.service":
@@ -325,6 +334,24 @@ class Oracle:
                 run.start = us
             elif what == "stop" and run.stop is None:
                 run.stop, run.result = us, result
+        # A run whose ExecStopPost= could not run (e.g. status 219/CGROUP) recorded no stop, and one whose ExecStart=
+        # could not even run recorded nothing, yet systemd failed both: such a run is failed, in its place by time.
+        for (unit, inv), (result, ts) in self.quiet_failures.items():
+            if not self.unit_re.fullmatch(unit):
+                continue
+            run = self.self_runs.get((unit, inv))
+            if run is None:
+                run = self.self_runs[(unit, inv)] = SelfRun(unit, inv)
+                run.failed_at = ts
+                self.self_by_unit[unit].append(run)
+            if run.result in (None, "success"):
+                run.result = result or "failed"
+                run.failed_by_pid1 = True
+                run.lines.append("PID 1: failed with result '%s'" % run.result)
+        for runs in self.self_by_unit.values():
+            runs.sort(key=lambda r: next(t for t in (r.start, r.stop, r.failed_at, 0) if t is not None))
+            for index, run in enumerate(runs):
+                run.index = index
         self.disp_by_run = collections.defaultdict(list)
         self.disp_by_unit = collections.defaultdict(list)
         for d in self.dispatches:
@@ -552,7 +579,7 @@ class Oracle:
             elif len(begins) > 1:
                 self.violate("duplicate-begin", run.unit, run.inv, "one launch or wake",
                              "%d: sequences %s" % (len(begins), ",".join(str(d.seq) for d in begins)), lines)
-            if run.stop is None:
+            if run.stop is None and not run.failed_by_pid1:
                 if ends:
                     self.violate("invented", run.unit, run.inv, "no end dispatch: the run never recorded its stop",
                                  ", ".join("%s seq %s" % (d.event, d.seq) for d in ends), lines)

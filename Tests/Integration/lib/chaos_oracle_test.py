@@ -418,6 +418,32 @@ class OracleTests(unittest.TestCase):
         o, out = h.judge(state(4, 1, 2, 1, 0, unit=QUIET), self_logged=lines)
         self.assertEqual(["false-crash"], self.kinds(o), out)
 
+    def test_a_self_logged_run_pid1_failed_may_end_with_a_crash_without_its_stop_line(self):
+        """Q2's ExecStopPost= could not run (status 219/CGROUP): no stop line, but PID 1's "Failed with result",
+        which LogLevelMax=notice lets through, says the run failed. Its crash notice is right, and so is the
+        launch after it; without PID 1's entry, the same dispatches are a false crash."""
+        h = History()
+        h.pid1(0.0, oracle.STARTING, "lifecycled.service", "aa" * 16).pid1(0.2, oracle.STARTED, "lifecycled.service",
+                                                                           "aa" * 16).tracking(0.2)
+        h.dispatch(5.0, "launch", Q1, unit=QUIET).dispatch(6.0, "sleep", Q1, unit=QUIET)
+        h.dispatch(6.3, "wake", Q2, unit=QUIET).dispatch(6.5, "crash", Q2, unit=QUIET)
+        h.dispatch(7.0, "launch", Q3, unit=QUIET, diddetectcrash="true")
+        lines = quiet_lines((Q1, 5.0, 6.0), (Q2, 6.3, None), (Q3, 7.0, None))
+        quiet_state = state(5, 2, 3, 1, 1, unit=QUIET)
+        o, out = h.judge(quiet_state, self_logged=lines)
+        self.assertIn("false-crash", self.kinds(o), out)
+        h.pid1(6.5, oracle.FAILURE, QUIET, Q2, UNIT_RESULT="exit-code")
+        o, out = h.judge(quiet_state, self_logged=lines)
+        self.assertEqual([], self.kinds(o), out)
+        # A run whose ExecStart= could not even run recorded nothing at all; PID 1's failure makes it a run too.
+        q4 = "a4" * 16
+        h.dispatch(8.0, "wake", q4, unit=QUIET).dispatch(8.1, "crash", q4, unit=QUIET)
+        o, out = h.judge(state(7, 2, 4, 1, 1, unit=QUIET), self_logged=lines)
+        self.assertIn("invented", self.kinds(o), out)
+        h.pid1(8.1, oracle.FAILURE, QUIET, q4, UNIT_RESULT="exit-code")
+        o, out = h.judge(state(7, 2, 4, 1, 1, unit=QUIET), self_logged=lines)
+        self.assertEqual([], self.kinds(o), out)
+
     def test_a_dispatch_for_a_run_the_unit_never_recorded_is_invented(self):
         h, lines = quiet_history()
         h.dispatch(8.0, "wake", Q3, unit=QUIET)
