@@ -13,7 +13,7 @@ extension SystemdUnitSource {
     /// property the running systemd lacks (`MemoryPeak` before v255) is unknown; so is all of it when the unit is
     /// not watched, has no cgroup type interface, or the bus is down.
     public func runCost(of unit: String, invocationID: String) async -> RunRecord {
-        guard units[unit] != nil, Self.isInvocationID(invocationID), let connection, isEstablished,
+        guard machine.isLoaded(unit), Self.isInvocationID(invocationID), let connection, machine.isEstablished,
             let interface = SystemdNames.typeInterface(forUnit: unit)
         else { return RunRecord() }
         let path = SystemdNames.unitPathPrefix + "/" + invocationID
