@@ -32,14 +32,14 @@ extension SystemdUnitSource {
         of unit: String, invocationID: String, reading parts: UnitDetails.Parts = .all
     ) async throws(SystemdError) -> UnitDetails {
         let operation = "read the details of \(unit)"
-        guard units[unit] != nil, Self.isInvocationID(invocationID) else {
+        guard machine.isLoaded(unit), Self.isInvocationID(invocationID) else {
             throw SystemdError(
                 errno: ENOENT, operation: operation, busErrorName: "org.freedesktop.systemd1.NoSuchUnit",
                 message: "Unit \(unit) is not loaded or not watched, or run \(invocationID) is unknown"
             )
         }
         if let known = details[unit], known.parts.isSuperset(of: parts) { return known.details }
-        guard let connection, isEstablished else {
+        guard let connection, machine.isEstablished else {
             throw SystemdError(errno: ENOTCONN, operation: operation, message: "Not connected to the \(address)")
         }
         let missing = parts.subtracting(details[unit]?.parts ?? [])
@@ -57,10 +57,10 @@ extension SystemdUnitSource {
     public func prefetchDetails(of runs: [(unit: String, invocationID: String, parts: UnitDetails.Parts)]) async {
         let wanted = runs.compactMap { run -> (unit: String, invocationID: String, parts: UnitDetails.Parts)? in
             let missing = run.parts.subtracting(details[run.unit]?.parts ?? [])
-            guard units[run.unit] != nil, Self.isInvocationID(run.invocationID), !missing.isEmpty else { return nil }
+            guard machine.isLoaded(run.unit), Self.isInvocationID(run.invocationID), !missing.isEmpty else { return nil }
             return (run.unit, run.invocationID, missing)
         }
-        guard !wanted.isEmpty, let connection, isEstablished else { return }
+        guard !wanted.isEmpty, let connection, machine.isEstablished else { return }
         _ = try? await readDetails(of: wanted, on: connection)
     }
 
@@ -97,7 +97,7 @@ extension SystemdUnitSource {
         for (unit, result) in results {
             guard case .success(let read) = result, let parts = expected[unit]?.parts else { continue }
             let merged = (details[unit]?.details).map { read.merged(into: $0, parts: parts) } ?? read
-            if epoch == detailsEpoch, units[unit] != nil {
+            if epoch == detailsEpoch, machine.isLoaded(unit) {
                 details[unit] = (parts.union(details[unit]?.parts ?? []), merged)
             }
             results[unit] = .success(merged)

@@ -19,7 +19,7 @@ extension SystemdUnitSource {
     /// - Returns: nil when nothing could be read at all (the unit is gone or not watched, it has no cgroup type
     ///   interface, the bus is down or did not answer in time); else what systemd answered, which may know nothing.
     public func runCost(of unit: String, invocationID: String) async -> RunRecord? {
-        guard units[unit] != nil, Self.isInvocationID(invocationID), let connection, isEstablished,
+        guard machine.isLoaded(unit), Self.isInvocationID(invocationID), let connection, machine.isEstablished,
             let interface = SystemdNames.typeInterface(forUnit: unit)
         else { return nil }
         let path = SystemdNames.unitPathPrefix + "/" + invocationID

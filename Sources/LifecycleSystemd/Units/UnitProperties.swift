@@ -2,8 +2,9 @@
 
 import LifecycleEngine
 
-/// The `org.freedesktop.systemd1.Unit` properties a snapshot uses, as last seen. Missing ones keep their old value:
-/// systemd sends all of them with every change, but single `Get` replies and the listing are merged the same way.
+/// The `org.freedesktop.systemd1.Unit` properties a snapshot uses, as last seen, or as one signal or one `Get` carried
+/// them (nil: not in it). Missing ones keep their old value when merged: systemd sends all of them with every change,
+/// but single `Get` replies and the listing are merged the same way.
 struct UnitProperties: Sendable, Hashable {
     /// What a resync reads with `Get`; `ActiveState`, `SubState` and `Job` come with the listing. Never `GetAll`:
     /// it makes PID 1 compute `UnitFileState` by searching the unit paths, seconds of CPU for a thousand units.
@@ -22,58 +23,18 @@ struct UnitProperties: Sendable, Hashable {
     var activeEnterTimestampMonotonic: UInt64?
     var inactiveEnterTimestampMonotonic: UInt64?
 
-    /// The properties ``set(_:from:)`` takes.
-    static let used = BusPropertyNames([
-        "ActiveState", "SubState", "FreezerState", "InvocationID", "StateChangeTimestamp",
-        "StateChangeTimestampMonotonic", "Job", "InactiveExitTimestampMonotonic", "ActiveEnterTimestampMonotonic",
-        "InactiveEnterTimestampMonotonic",
-    ])
-
-    /// Merges an `a{sv}` (from `PropertiesChanged`), skipping properties we do not use.
-    mutating func merge(from message: BusMessage) throws(SystemdError) {
-        try message.readProperties(Self.used) { name, value throws(SystemdError) in try set(name, from: value) }
-    }
-
-    /// Sets one property from the variant `message` is at (a `Get` reply, or one entry of an `a{sv}`); ignores
-    /// properties we do not use.
-    mutating func set(_ name: String, from message: BusMessage) throws(SystemdError) {
-        switch name {
-        case "ActiveState": activeState = try message.readVariant(String.self)
-        case "SubState": subState = try message.readVariant(String.self)
-        case "FreezerState": freezerState = try message.readVariant(String.self)
-        case "InvocationID": invocationID = Self.hex(try message.readVariant([UInt8].self))
-        case "StateChangeTimestamp": stateChangeTimestamp = try message.readVariant(UInt64.self)
-        case "StateChangeTimestampMonotonic": stateChangeTimestampMonotonic = try message.readVariant(UInt64.self)
-        case "Job": jobID = try Self.readJobID(message)
-        case "InactiveExitTimestampMonotonic": inactiveExitTimestampMonotonic = try message.readVariant(UInt64.self)
-        case "ActiveEnterTimestampMonotonic": activeEnterTimestampMonotonic = try message.readVariant(UInt64.self)
-        case "InactiveEnterTimestampMonotonic": inactiveEnterTimestampMonotonic = try message.readVariant(UInt64.self)
-        default: break
-        }
-    }
-
-    /// `Job` is `(uo)`: the pending job's id and path, `(0, "/")` when there is none.
-    private static func readJobID(_ message: BusMessage) throws(SystemdError) -> UInt32 {
-        try message.readContainer(.variant, "(uo)") { variant throws(SystemdError) in
-            try variant.readContainer(.structure, "uo") { job throws(SystemdError) in
-                let id = try UInt32(from: job)
-                _ = try job.readObjectPath()
-                return id
-            }
-        }
-    }
-
-    /// A 128-bit id (`InvocationID` is an `ay` of 16 bytes) as 32 lower-case hex digits, the form journald uses for
-    /// `INVOCATION_ID=`; an empty array (never ran) gives "".
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
+    /// Takes every value `newer` has; the others stay.
+    mutating func merge(_ newer: UnitProperties) {
+        if let value = newer.activeState { activeState = value }
+        if let value = newer.subState { subState = value }
+        if let value = newer.invocationID { invocationID = value }
+        if let value = newer.freezerState { freezerState = value }
+        if let value = newer.stateChangeTimestamp { stateChangeTimestamp = value }
+        if let value = newer.stateChangeTimestampMonotonic { stateChangeTimestampMonotonic = value }
+        if let value = newer.jobID { jobID = value }
+        if let value = newer.inactiveExitTimestampMonotonic { inactiveExitTimestampMonotonic = value }
+        if let value = newer.activeEnterTimestampMonotonic { activeEnterTimestampMonotonic = value }
+        if let value = newer.inactiveEnterTimestampMonotonic { inactiveEnterTimestampMonotonic = value }
     }
 }
 
@@ -94,22 +55,13 @@ struct TypeProperties: Sendable, Hashable {
             : ["Result"]
     }
 
-    /// The properties ``set(_:from:)`` takes.
-    static let used = BusPropertyNames(["Result", "NRestarts", "ExecMainCode", "ExecMainStatus", "MainPID"])
-
-    mutating func merge(from message: BusMessage) throws(SystemdError) {
-        try message.readProperties(Self.used) { name, value throws(SystemdError) in try set(name, from: value) }
-    }
-
-    mutating func set(_ name: String, from message: BusMessage) throws(SystemdError) {
-        switch name {
-        case "Result": result = try message.readVariant(String.self)
-        case "NRestarts": nRestarts = try message.readVariant(UInt32.self)
-        case "ExecMainCode": execMainCode = try message.readVariant(Int32.self)
-        case "ExecMainStatus": execMainStatus = try message.readVariant(Int32.self)
-        case "MainPID": mainPID = try message.readVariant(UInt32.self)
-        default: break
-        }
+    /// Takes every value `newer` has; the others stay.
+    mutating func merge(_ newer: TypeProperties) {
+        if let value = newer.result { result = value }
+        if let value = newer.nRestarts { nRestarts = value }
+        if let value = newer.execMainCode { execMainCode = value }
+        if let value = newer.execMainStatus { execMainStatus = value }
+        if let value = newer.mainPID { mainPID = value }
     }
 }
 
@@ -117,6 +69,14 @@ struct TypeProperties: Sendable, Hashable {
 struct WatchedUnit: Sendable, Hashable {
     var unit = UnitProperties()
     var type = TypeProperties()
+
+    /// Takes the values one signal or one read carried.
+    mutating func merge(_ values: InterfaceProperties) {
+        switch values {
+        case .unit(let newer): unit.merge(newer)
+        case .type(let newer): type.merge(newer)
+        }
+    }
 
     /// Takes what a listing entry says, which is as new as the listing (merged in arrival order, like signals).
     mutating func apply(_ listed: ListedUnit) {
