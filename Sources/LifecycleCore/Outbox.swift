@@ -14,7 +14,8 @@ import LifecycleEngine
 ///   order they were sent and may take its time (a stalled or busy journald), so a missing entry is only taken as
 ///   dropped (journald's rate limit) on evidence: an entry sent after it is there (a later dispatch, or a probe
 ///   written after a look that found entries missing), or, for an entry an earlier lifecycled left, PID 1's entry
-///   about starting this one. Never on a timer: slow is not lost.
+///   about starting this one; an entry of this process's own only when the next look misses it again. Never on a
+///   timer: slow is not lost.
 struct Outbox: Sendable {
     /// A sent entry not yet found in the journal.
     struct Unconfirmed: Sendable {
@@ -34,6 +35,8 @@ struct Outbox: Sendable {
         var dropped: [PendingDispatch] = []
         /// Missing with no evidence yet: still looked for.
         var waiting = 0
+        /// Missing on evidence for the first time: looked for once more before they are taken as dropped.
+        var suspected = 0
         /// The probe to write now, after the entries still missing, so that the next look can tell.
         var probe: UInt64?
     }
@@ -67,6 +70,10 @@ struct Outbox: Sendable {
     /// The newest probe written, with the entries sent before it that were still missing then.
     private var probe: (number: UInt64, before: Set<DispatchKey>)?
     private var probesWritten: UInt64 = 0
+    /// This process's entries that one look found missing while a later one was there: dropped only if the next look,
+    /// with a reader of its own, misses them too. A reader opened while journald rotates its file can miss the file just archived, older entries and
+    /// all, and still see newer ones in the new file.
+    private var suspects: Set<DispatchKey> = []
 
     /// Whether sent entries are looked for at all (only root can read and trust the whole journal); when not, an entry
     /// is taken as delivered once the journal accepted it.
@@ -170,6 +177,7 @@ struct Outbox: Sendable {
                 continue
             }
             if found.contains(key) {
+                suspects.remove(key)
                 result.delivered.append(item.dispatch)
             } else if item.sentAt == nil, let heldSince = check.heldSince, let time = item.dispatch.eventTime,
                 time < heldSince
@@ -177,9 +185,15 @@ struct Outbox: Sendable {
                 // An earlier process's entry from before the oldest the journal holds: retention may have removed it.
                 result.delivered.append(item.dispatch)
                 result.beyondRetention.append(item.dispatch)
-            } else if index < lastOwnFound ?? -1 || beforeProbe.contains(key)
-                || (item.sentAt == nil && (check.earlierProcessesDone || lastOwnFound != nil))
-            {
+            } else if suspects.contains(key) {
+                suspects.remove(key)
+                result.dropped.append(item.dispatch)
+            } else if index < lastOwnFound ?? -1 || beforeProbe.contains(key) {
+                // One of this process's entries, with one it sent later there: dropped if the next look agrees.
+                suspects.insert(key)
+                result.suspected += 1
+                still.append(item)
+            } else if item.sentAt == nil && (check.earlierProcessesDone || lastOwnFound != nil) {
                 result.dropped.append(item.dispatch)
             } else {
                 result.waiting += 1
@@ -194,7 +208,7 @@ struct Outbox: Sendable {
             probe = (probesWritten, Set(still.map { DispatchKey($0.dispatch) }))
             result.probe = probesWritten
         }
-        if result.delivered.isEmpty, result.dropped.isEmpty {
+        if result.delivered.isEmpty, result.dropped.isEmpty, result.suspected == 0 {
             backOff(recovering: recovering)
         } else {
             backoff = nil
