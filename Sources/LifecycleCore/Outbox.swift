@@ -26,8 +26,8 @@ struct Outbox: Sendable {
 
     /// What one look at the journal decided.
     struct Confirmation: Sendable {
-        /// Found in the journal, or left by an earlier process about an event older than the oldest entry the journal
-        /// still holds (retention may have removed it, and sending it again could count it twice): not sent again.
+        /// Found in the journal, or sent before the oldest entry the journal still holds (for an earlier process's,
+        /// made before it): retention may have removed it, and sending it again could count it twice. Not sent again.
         var delivered: [PendingDispatch] = []
         /// Of ``delivered``, those the journal can no longer tell about (made before its oldest entry).
         var beyondRetention: [PendingDispatch] = []
@@ -179,10 +179,13 @@ struct Outbox: Sendable {
             if found.contains(key) {
                 suspects.remove(key)
                 result.delivered.append(item.dispatch)
-            } else if item.sentAt == nil, let heldSince = check.heldSince, let time = item.dispatch.eventTime,
+            } else if let heldSince = check.heldSince, let time = item.sentAt ?? item.dispatch.eventTime,
                 time < heldSince
             {
-                // An earlier process's entry from before the oldest the journal holds: retention may have removed it.
+                // Sent (or, for an earlier process's entry, made) before the oldest entry the journal holds: retention
+                // may have removed it (a vacuum between its writing and this look), and sending it again could count
+                // it twice.
+                suspects.remove(key)
                 result.delivered.append(item.dispatch)
                 result.beyondRetention.append(item.dispatch)
             } else if suspects.contains(key) {

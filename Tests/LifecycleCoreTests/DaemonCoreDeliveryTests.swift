@@ -214,6 +214,24 @@ struct DaemonCoreDeliveryTests {
         #expect(h.saved.last?.pendingDispatches.isEmpty == true)
     }
 
+    @Test("journal retention: an entry this process sent before the journal's oldest entry (a vacuum before the look) is not sent again")
+    func sentBeforeRetention() throws {
+        var h = try tracking()
+        h.holdProbes = true
+        h.now = H.t0 + 10_000
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.now = H.t0 + 20_000
+        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        h.notYetWritten = ["\(H.unit)#1"]  // written, then vacuumed before any look found it
+        h.journalHeldSince = H.t0 + 15_000
+        h.fire(.confirmDelivery)
+        h.fire(.confirmDelivery)
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a"], "not sent again")
+        #expect(h.core.health.journalDrops == 0)
+        #expect(h.saved.last?.pendingDispatches.isEmpty == true)
+        #expect(h.logs.contains { $0.message.contains("older than the journal's oldest entry") })
+    }
+
     @Test("journal retention: a pending entry older than the journal's oldest entry is not sent again")
     func leftoverBeyondRetention() throws {
         var first = try tracking()
