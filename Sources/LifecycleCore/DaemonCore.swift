@@ -93,7 +93,8 @@ public struct DaemonCore: Sendable {
     /// The units the archive was just asked about, which the input held for them does not ask about again.
     var archiveChecked: Set<String> = []
     /// Units whose last run's cost systemd could not tell at all (no accounting, cgroup v1, no such properties):
-    /// their runs' costs are not read again until systemd reloads, so that such a host pays no round trip a run.
+    /// their runs' costs are not read again until systemd reloads or unloads the unit, so that such a host pays no
+    /// round trip a run.
     var unitsWithoutCost: Set<String> = []
     /// The barriers written for run endings so far (``RunEndingBarrier``).
     var runEndingBarriers: UInt64 = 0

@@ -79,7 +79,7 @@ struct DaemonCoreRunCostTests {
         #expect(h.journal[3].entry.journalFields["LIFECYCLE_RUN_STARTUP_SECONDS"] == "1.0", "the start-up needs no read")
     }
 
-    @Test("a unit whose cost the host cannot tell is not asked again until systemd reloads")
+    @Test("a unit whose cost the host cannot tell is not asked again until systemd reloads or unloads it")
     func hostWithoutAccounting() throws {
         var h = try tracking()
         h.send(.changed(Self.ended("a", began: 1, startup: 1, ended: 5)))
@@ -92,6 +92,11 @@ struct DaemonCoreRunCostTests {
         h.send(.changed(H.snapshot("active", "c", second: 10)))
         h.send(.changed(Self.ended("c", began: 10, startup: 1, ended: 12)))
         #expect(h.costReads.map(\.invocationID) == [H.run("a"), H.run("c")])
+        // Unloaded, the unit is forgotten here too: loaded again, its next end is asked.
+        h.send(.unitRemoved(H.unit))
+        h.send(.changed(H.snapshot("active", "d", second: 14)))
+        h.send(.changed(Self.ended("d", began: 14, startup: 1, ended: 16)))
+        #expect(h.costReads.map(\.invocationID) == [H.run("a"), H.run("c"), H.run("d")])
     }
 
     @Test("a cost that could not be read at all (unit gone, bus slow) leaves the next end asked again")
