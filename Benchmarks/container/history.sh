@@ -14,7 +14,8 @@
 # journald's rate limit is off in the containers and its runtime journal may grow to 4 GB, so that PID 1's journal
 # holds every run. A benchmark: it asserts nothing, and scripts/test does not run it. Needs root, systemd-container
 # and jq. Sizes (environment): BIG_RUNS (10000), SMALL_UNITS (100), SMALL_RUNS (100), READY_LIMIT (s, 200);
-# HISTORY_KEEP=1 keeps the runs and dispatches compared, and lifecycled's log, in the work directory it prints.
+# HISTORY_KEEP=1 keeps the runs and dispatches compared, lifecycled's log, and its memory while it recovered
+# (memory.tsv, sampled every 0.2 s), in the work directory it prints.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -110,8 +111,9 @@ check_runs() {
 }
 
 measure() {
-    local build=$1 label=$2 began ready state pid hwm anon=0 shmem=0 largest result started
+    local build=$1 label=$2 began ready state pid hwm anon=0 shmem=0 now_anon now_shmem largest result started
     mkdir -p "$work/$label"
+    printf 'seconds\tRssAnon_kB\tRssShmem_kB\tRssFile_kB\tVmHWM_kB\n' >"$work/$label/memory.tsv"
     cp "$build/lifecycled" "$build/lifecyclectl" "$work/$label/"
     container_boot "lc-history-$label-$$" "$work/$label" --bind-ro="$repo:/opt/lifecycled-src" >/dev/null
     prepare_container
@@ -127,8 +129,12 @@ measure() {
         if [[ $state == activating ]] && pid=$(unit_prop lifecycled.service MainPID) && [[ $pid != 0 ]] &&
             hpid=$(host_pid "$pid" 2>/dev/null); then
             hwm=$(status_kb "$hpid" VmHWM 2>/dev/null || echo "${hwm:-0}")
-            anon=$(max "${anon:-0}" "$(status_kb "$hpid" RssAnon 2>/dev/null || echo 0)")
-            shmem=$(max "${shmem:-0}" "$(status_kb "$hpid" RssShmem 2>/dev/null || echo 0)")
+            now_anon=$(status_kb "$hpid" RssAnon 2>/dev/null || echo 0)
+            now_shmem=$(status_kb "$hpid" RssShmem 2>/dev/null || echo 0)
+            anon=$(max "${anon:-0}" "$now_anon")
+            shmem=$(max "${shmem:-0}" "$now_shmem")
+            printf '%s\t%s\t%s\t%s\t%s\n' "$((SECONDS - started))" "$now_anon" "$now_shmem" \
+                "$(status_kb "$hpid" RssFile 2>/dev/null || echo 0)" "$hwm" >>"$work/$label/memory.tsv"
         fi
         sleep 0.2
     done

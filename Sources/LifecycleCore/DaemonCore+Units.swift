@@ -107,10 +107,10 @@ extension DaemonCore {
             }
         }
         prefetchVersions(for: transitions)
-        work += transitions.map(Work.transition)
+        work.append(contentsOf: transitions.lazy.map(Work.transition))
         recoveryProgress = RecoveryProgress(total: transitions.count { $0.transition == .began }, reportedAt: now)
         work.append(.resync(listing, isFirst: cause == .start))
-        work += buffered.map(Work.change)
+        work.append(contentsOf: buffered.lazy.map(Work.change))
         work.append(.finishRecovery(cause, watchedUnits: watchedCount(listing)))
     }
 
@@ -131,7 +131,7 @@ extension DaemonCore {
         recoveryProgress = nil
         health.watchedUnits = watchedUnits
         report(status: "Watching \(watchedUnits) loaded units")
-        deferred.insert(contentsOf: heldRequests, at: 0)
+        deferred.prepend(contentsOf: heldRequests)
         heldRequests = []
         if cause != nil { saveRecoveredJournalPosition() }
         if cause == .start {
@@ -175,10 +175,10 @@ extension DaemonCore {
         case .resync(let snapshots, let isFirst):
             let transitions = tracker.resync(snapshots, isFirstListing: isFirst)
             prefetchVersions(for: transitions)
-            work.insert(contentsOf: transitions.map(Work.transition), at: 0)
+            work.prepend(contentsOf: transitions.lazy.map(Work.transition))
         case .change(let change):
             let transitions = tracker.transitions(for: change.snapshot, whileReloading: change.whileReloading)
-            work.insert(contentsOf: transitions.map(Work.transition), at: 0)
+            work.prepend(contentsOf: transitions.lazy.map(Work.transition))
         case .finishRecovery(let cause, let watchedUnits):
             finishRecovery(cause, watchedUnits: watchedUnits)
         }

@@ -48,9 +48,9 @@ public struct DaemonCore: Sendable {
     public internal(set) var tracker: UnitTracker
     public internal(set) var dispatchCount = 0
     var outbox: Outbox
-    var work: [Work] = []
+    var work = Queue<Work>()
     /// Inputs that came while work was waiting, in order.
-    var deferred: [DaemonInput] = []
+    var deferred = Queue<DaemonInput>()
     /// Requests that came before recovery was done; they run once it is.
     var heldRequests: [DaemonInput] = []
     /// The begin waiting for an answer before it can be applied.
@@ -144,9 +144,9 @@ public struct DaemonCore: Sendable {
             if !work.isEmpty {
                 // A long history is recorded in rounds: the state files hold at most a round's dispatches.
                 if isRecovering, outbox.isFullForRecovery { return }
-                perform(work.removeFirst())
-            } else if !deferred.isEmpty {
-                process(deferred.removeFirst())
+                if let item = work.popFirst() { perform(item) }
+            } else if let input = deferred.popFirst() {
+                process(input)
             } else {
                 return
             }
