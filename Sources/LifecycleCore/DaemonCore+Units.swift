@@ -80,35 +80,37 @@ extension DaemonCore {
     mutating func recover(with answer: RecoveryAnswer) {
         guard case .recovering(let cause, let listing, let buffered) = phase else { return }
         journalPositions.recovered = answer.position
-        let transitions: [MappedTransition]
+        let units: [UnitReconciliation]
         switch cause {
         case .start:
             catchUp(with: answer.journaled)
-            transitions = tracker.reconcile(
+            units = tracker.reconciliation(
                 listing, endings: answer.endings, history: answer.history, watchedUntil: answer.watchedUntil
             )
-            if answer.isWholeJournal {
-                // Past runs rebuilt on the first start: their versions are not known (the unit's files are today's),
-                // so only the runs still going read one.
-                let current = Set(listing.filter(\.isRunning).map(\.invocationID))
-                unversionedRuns = Set(transitions.map(\.invocationID)).subtracting(current)
-                log(.notice, "Rebuilt \(transitions.count) transitions of the watched units from PID 1's journal")
-            }
-            if !transitions.isEmpty {
-                log(.notice, "Recovering \(transitions.count) transitions that happened while lifecycled was not running")
-            }
         case .signalsLost(let since):
             // Without PID 1's journal there is nothing to add to what the listing shows.
-            transitions = answer.history.map {
-                tracker.reconcile(listing, endings: [:], history: $0, watchedUntil: Milliseconds(since / 1_000))
+            units = answer.history.map {
+                tracker.reconciliation(listing, endings: [:], history: $0, watchedUntil: Milliseconds(since / 1_000))
             } ?? []
-            if !transitions.isEmpty {
-                log(.notice, "Recovering \(transitions.count) transitions that happened while the bus was away")
-            }
         }
-        prefetchVersions(for: transitions)
-        work.append(contentsOf: transitions.lazy.map(Work.transition))
-        recoveryProgress = RecoveryProgress(total: transitions.count { $0.transition == .began }, reportedAt: now)
+        let runs = units.reduce(0) { $0 + $1.beginsLeft }
+        if answer.isWholeJournal {
+            log(.notice, "Rebuilding \(runs) runs of \(units.count) watched units from PID 1's journal")
+        } else if !units.isEmpty {
+            let when = cause == .start ? "while lifecycled was not running" : "while the bus was away"
+            log(.notice, "Recovering what happened to \(units.count) units \(when): \(runs) runs began")
+        }
+        // Each unit's first run now, so that the versions of the runs the listing shows begin are read in one batch;
+        // the rest when its turn comes.
+        var first: [MappedTransition] = []
+        for var unit in units {
+            let transitions = nextRecovered(of: &unit, runs: 1, readsPastVersions: !answer.isWholeJournal)
+            first += transitions
+            work.append(contentsOf: transitions.lazy.map(Work.transition))
+            if !unit.isDone { work.append(.reconciliation(unit, readsPastVersions: !answer.isWholeJournal)) }
+        }
+        prefetchVersions(for: first)
+        recoveryProgress = RecoveryProgress(total: runs, reportedAt: now)
         work.append(.resync(listing, isFirst: cause == .start))
         work.append(contentsOf: buffered.lazy.map(Work.change))
         work.append(.finishRecovery(cause, watchedUnits: watchedCount(listing)))
@@ -176,6 +178,12 @@ extension DaemonCore {
             let transitions = tracker.resync(snapshots, isFirstListing: isFirst)
             prefetchVersions(for: transitions)
             work.prepend(contentsOf: transitions.lazy.map(Work.transition))
+        case .reconciliation(var unit, let readsPastVersions):
+            // A round's worth of runs at a time: the rest stays in the history until its turn.
+            let transitions = nextRecovered(of: &unit, runs: Outbox.recoveryBound, readsPastVersions: readsPastVersions)
+            prefetchVersions(for: transitions)
+            if !unit.isDone { work.prepend(contentsOf: [.reconciliation(unit, readsPastVersions: readsPastVersions)]) }
+            work.prepend(contentsOf: transitions.lazy.map(Work.transition))
         case .change(let change):
             let transitions = tracker.transitions(for: change.snapshot, whileReloading: change.whileReloading)
             work.prepend(contentsOf: transitions.lazy.map(Work.transition))
@@ -220,6 +228,20 @@ extension DaemonCore {
 
     /// Asks for the versions of the runs among `transitions` that will read one, in one batch, when there are
     /// several: each begin then finds its version at hand instead of waiting for a round trip of its own.
+    /// The next `runs` recovered runs of `unit`. Unless `readsPastVersions`, the runs that are over read no version:
+    /// runs rebuilt on the first start are past, and their versions are not known (the unit's files are today's).
+    private mutating func nextRecovered(
+        of unit: inout UnitReconciliation, runs: Int, readsPastVersions: Bool
+    ) -> [MappedTransition] {
+        let transitions = unit.next(runs: runs)
+        if !readsPastVersions {
+            let running = unit.runningInvocationID
+            let past = transitions.lazy.filter { $0.transition == .began && $0.invocationID != running }
+            unversionedRuns.formUnion(past.map(\.invocationID))
+        }
+        return transitions
+    }
+
     private mutating func prefetchVersions(for transitions: [MappedTransition]) {
         let runs = transitions.filter { transition in
             guard transition.transition == .began, !unversionedRuns.contains(transition.invocationID) else { return false }

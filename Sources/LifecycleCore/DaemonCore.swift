@@ -17,6 +17,9 @@ public struct DaemonCore: Sendable {
     /// Work that one input leads to, done in order; a begin that needs its version stops it until the version is read.
     enum Work: Sendable {
         case transition(MappedTransition)
+        /// A unit's recovered transitions, not made yet; past runs read no version unless `readsPastVersions`.
+        /// (Indirect: it would make every queued transition as large as itself.)
+        indirect case reconciliation(UnitReconciliation, readsPastVersions: Bool)
         /// A listing taken as the state of every watched unit (the first at start is the baseline).
         case resync([UnitSnapshot], isFirst: Bool)
         case change(BufferedChange)

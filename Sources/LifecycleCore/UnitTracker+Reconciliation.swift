@@ -20,9 +20,10 @@ extension UnitTracker {
         }
     }
 
-    /// The transitions lifecycled missed, from systemd's listing at start, the endings read from the journal for
-    /// ``runsToLookUp(in:)``, and PID 1's `history` since lifecycled was last running (nil when unknown). Apply them
-    /// before ``resync(_:isFirstListing:)`` takes the listing as the baseline.
+    /// What lifecycled missed, per watched unit, from systemd's listing at start, the endings read from the journal
+    /// for ``runsToLookUp(in:)``, and PID 1's `history` since lifecycled was last running (nil when unknown): each
+    /// unit's transitions, given out a few runs at a time (``UnitReconciliation``). Apply them before
+    /// ``resync(_:isFirstListing:)`` takes the listing as the baseline. Units with nothing to add are left out.
     ///
     /// For each watched unit, in order: the end of the stored run; then every run the history shows after it (for a
     /// unit with no record, every run in the history), each a begin and, once over, an end; then the listed run, if
@@ -35,70 +36,58 @@ extension UnitTracker {
     /// the journal shows (a unit PID 1 logs nothing of, a journal that no longer holds it), ends as unknown: a sleep,
     /// not a crash, at the last time it was known to be going: `watchedUntil` (when lifecycled last watched, nil when
     /// unknown), or its begin.
-    public func reconcile(
+    public func reconciliation(
         _ snapshots: [UnitSnapshot], endings: [String: RunEnding], history: RunHistory? = nil,
         watchedUntil: Milliseconds? = nil
-    ) -> [MappedTransition] {
+    ) -> [UnitReconciliation] {
         let byName = Dictionary(snapshots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let units = Set(records.keys).union(history.map { Array($0.units) } ?? []).filter(configuration.isWatched)
-        var transitions: [MappedTransition] = []
-        for unit in units.sorted() {
+        return units.sorted().compactMap { unit in
             let record = records[unit]
             let snapshot = byName[unit]
-            // How a run ended: by the listing when it shows the run over after it began, else by the journal.
-            // With the run's record from PID 1's entries, and from the listing's snapshot when it shows the end.
-            func end(of id: String, began run: RunHistory.Run? = nil, fromJournal ending: RunEnding?) -> MappedTransition? {
-                let record = (run ?? history?.run(of: unit, id))?.record ?? RunRecord()
-                var end: MappedTransition?
-                if let snapshot, snapshot.invocationID == id, snapshot.hasEnded,
-                    !snapshot.predates(run?.began, monotonic: run?.beganMonotonic)
-                {
-                    end = Self.reconciled(unit, snapshot.endTransition, id, snapshot.stateChangeTime)
-                    end?.run = snapshot.runRecord
-                } else {
-                    end = ending.map { Self.reconciled(unit, $0, id) }
-                }
-                guard var end else { return nil }
-                end.run = record.merging(end.run)
-                return end
-            }
             let missed = history?.runs(of: unit, after: record?.invocationID, recordedUntil: recordedUntil(unit)) ?? []
+            var storedEnd: MappedTransition?
             if let record, let id = Self.runningInvocation(record) {
                 let listed = snapshot?.invocationID == id
                 let followed = !missed.isEmpty || snapshot.map { !$0.invocationID.isEmpty && !listed } == true
-                if let ending = end(of: id, fromJournal: history?.run(of: unit, id)?.ending ?? (listed ? nil : endings[unit])) {
-                    transitions.append(ending)
-                } else if followed {
+                let run = history?.run(of: unit, id)
+                storedEnd = UnitReconciliation.end(
+                    of: id, unit: unit, began: nil, record: run?.record ?? RunRecord(), snapshot: snapshot,
+                    fromJournal: run?.ending ?? (listed ? nil : endings[unit])
+                )
+                if storedEnd == nil, followed {
                     // Another run followed, without a word of this one's end: it was going until lifecycled stopped
                     // watching, and not after the next run began. A unit missing from the listing is no evidence
                     // (a listing during a re-execution can lack it): its next begin ends the run instead.
                     var time = max(recordedUntil(unit) ?? 0, watchedUntil ?? 0)
                     let next = missed.first?.began ?? (snapshot?.isRunning == true ? snapshot?.stateChangeTime : nil)
                     if let next { time = min(time, next) }
-                    transitions.append(Self.reconciled(unit, .endedUnknown, id, time > 0 ? time : nil))
+                    storedEnd = UnitReconciliation.reconciled(unit, .endedUnknown, id, time > 0 ? time : nil)
                 }
             }
-            for (index, run) in zip(missed.indices, missed) {
-                var begin = Self.reconciled(unit, .began, run.invocationID, run.began)
-                // The mapper compares later snapshots with the begin by the monotonic clock when it can.
-                begin.monotonicMicroseconds = run.beganMonotonic ?? 0
-                transitions.append(begin)
-                if let ending = end(of: run.invocationID, began: run, fromJournal: run.ending) {
-                    transitions.append(ending)
-                } else if index < missed.endIndex - 1 {
-                    // Another run followed, yet neither the journal nor the listing shows this one's end. (The last
-                    // may be the unit's run now: the history is read after the listing and can be the newer.)
-                    transitions.append(Self.reconciled(unit, .endedUnknown, run.invocationID, run.began))
-                }
-            }
+            var listedBegin: MappedTransition?
             if let record, let snapshot, !snapshot.invocationID.isEmpty, snapshot.invocationID != record.invocationID,
                 !missed.contains(where: { $0.invocationID == snapshot.invocationID }),
                 snapshot.isRunning, !snapshot.isRestartPending
             {
-                transitions.append(Self.reconciled(unit, .began, snapshot.invocationID, snapshot.stateChangeTime))
+                listedBegin = UnitReconciliation.reconciled(unit, .began, snapshot.invocationID, snapshot.stateChangeTime)
             }
+            let reconciliation = UnitReconciliation(
+                unit: unit, storedEnd: storedEnd, missed: missed, snapshot: snapshot, listedBegin: listedBegin
+            )
+            return reconciliation.isDone ? nil : reconciliation
         }
-        return transitions
+    }
+
+    /// Every transition of ``reconciliation(_:endings:history:watchedUntil:)``, at once.
+    public func reconcile(
+        _ snapshots: [UnitSnapshot], endings: [String: RunEnding], history: RunHistory? = nil,
+        watchedUntil: Milliseconds? = nil
+    ) -> [MappedTransition] {
+        reconciliation(snapshots, endings: endings, history: history, watchedUntil: watchedUntil).flatMap { unit in
+            var unit = unit
+            return unit.all()
+        }
     }
 
     /// The time of the last event recorded for `unit`: its state's last launch, wake or sleep, or the newest
@@ -120,24 +109,5 @@ extension UnitTracker {
     private static func runningInvocation(_ record: UnitRecord) -> String? {
         guard !record.runEnded, record.state.lastEvent == .launch || record.state.lastEvent == .wake else { return nil }
         return record.invocationID
-    }
-
-    private static func reconciled(_ unit: String, _ ending: RunEnding, _ invocationID: String) -> MappedTransition {
-        switch ending {
-        case .endedCleanly(let time): reconciled(unit, .endedCleanly, invocationID, time)
-        case .failed(let details, let time): reconciled(unit, .failed(details), invocationID, time)
-        }
-    }
-
-    private static func reconciled(
-        _ unit: String,
-        _ transition: RunTransition,
-        _ invocationID: String,
-        _ time: Milliseconds?
-    ) -> MappedTransition {
-        MappedTransition(
-            unit: unit, transition: transition, invocationID: invocationID, time: time, monotonicMicroseconds: 0,
-            isReconciled: true
-        )
     }
 }

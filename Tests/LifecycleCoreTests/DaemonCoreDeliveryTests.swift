@@ -281,6 +281,26 @@ struct DaemonCoreDeliveryTests {
         #expect(h.saved.last?.pendingDispatches.isEmpty == true)
     }
 
+    @Test("a long history becomes transitions a round at a time: the queue never holds the whole history")
+    func longHistoryMadeInRounds() throws {
+        var h = try H()
+        var answer = RecoveryAnswer(history: Self.cleanRuns(300))
+        answer.isWholeJournal = true
+        h.recovery = answer
+        h.stallLookUps = 2
+        h.send(.start)
+        h.send(.listing([]))
+        var largest = h.core.work.count
+        while !h.milestones.contains("ready"), let at = h.armed[.confirmDelivery] {
+            h.now = max(h.now + 400, at)
+            h.send(.timer(.confirmDelivery))
+            largest = max(largest, h.core.work.count)
+        }
+        #expect(h.journal.map(\.sequence) == Array(1...600), "every run once, in order")
+        // A round's runs (a begin and an end each), the rest of the unit's runs as one item, and what follows them.
+        #expect(largest <= 2 * Outbox.recoveryBound + 3, "queued at most: \(largest)")
+    }
+
     @Test("a long recovery reports its progress and asks systemd for more time, at most once a second")
     func recoveryProgress() throws {
         var h = try H()

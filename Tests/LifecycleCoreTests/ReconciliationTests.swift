@@ -196,6 +196,29 @@ struct ReconciliationTests {
         #expect(transitions.map(\.time) == [4_000, 5_000, 6_000, 7_000])
     }
 
+    @Test("given out a run at a time, a unit's transitions come in the order they come all at once, the stored end first and the listed begin last")
+    func givenOutInRounds() throws {
+        let tracker = try tracker()
+        let history = history([
+            ("web.service", Self.runB, ID.unitStarted, 5_000), ("web.service", Self.runB, ID.unitSuccess, 6_000),
+            ("web.service", Self.runC, ID.unitStarted, 7_000),
+        ])
+        let listing = [snap("active", "dddddddddddddddddddddddddddddddd")]
+        let endings: [String: RunEnding] = ["web.service": .endedCleanly(at: 4_000)]
+        var unit = try #require(tracker.reconciliation(listing, endings: endings, history: history).first)
+        #expect(unit.beginsLeft == 3, "two runs from the history, and the listed one")
+        var rounds: [[String]] = []
+        while !unit.isDone { rounds.append(unit.next(runs: 1).map { "\($0.transition)/\($0.invocationID.prefix(1))" }) }
+        #expect(rounds == [
+            ["endedCleanly/a", "began/b", "endedCleanly/b"],
+            // Run C's end is nowhere: the begin of the listed run D ends it when applied.
+            ["began/c", "began/d"],
+        ])
+        #expect(rounds.flatMap(\.self) == tracker.reconcile(listing, endings: endings, history: history).map {
+            "\($0.transition)/\($0.invocationID.prefix(1))"
+        })
+    }
+
     @Test("a listed run that ended is ended by the listing, not the journal; unwatched units are left alone")
     func listedRunEnded() throws {
         let tracker = try tracker()
