@@ -111,8 +111,10 @@ struct RunHistoryTests {
             ending: .failed(CrashDetails(result: "signal", execMainCode: 2, execMainStatus: 9), at: 500)
         )
         expected.record.startupSeconds = 0.001
-        #expect(builder.history.runs["a.service"] == [expected])
-        #expect(RunHistory(entries: entries) == builder.history)
+        let history = builder.finish()
+        #expect(history.runs["a.service"] == [expected])
+        #expect(RunHistory(entries: entries) == history)
+        #expect(builder.finish().runs.isEmpty, "finishing lets the entries go")
         #expect(RunEnding(entries: entries) == expected.ending, "the same ending as from every entry")
     }
 

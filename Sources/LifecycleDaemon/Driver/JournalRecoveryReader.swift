@@ -163,7 +163,7 @@ struct JournalRecoveryReader {
                 )
             }
             logger.debug("Read \(count) of PID 1's journal entries after the saved position to reconcile")
-            return history.history
+            return history.finish()
         } catch {
             logger.warning("Failed to read PID 1's journal for missed runs", metadata: ["error": "\(error)"])
             return nil
@@ -181,7 +181,7 @@ struct JournalRecoveryReader {
                 if let entry = runEntry(entry) { history.add(entry) }
             }
             logger.debug("Read \(count) of PID 1's journal entries since \(start / 1_000_000) to reconcile")
-            return history.history
+            return history.finish()
         } catch {
             logger.warning("Failed to read PID 1's journal for missed runs", metadata: ["error": "\(error)"])
             return nil

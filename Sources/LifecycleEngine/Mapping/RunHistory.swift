@@ -42,7 +42,7 @@ public struct RunHistory: Sendable, Hashable {
     public init(entries: [RunEnding.Entry]) {
         var builder = Builder()
         for entry in entries { builder.add(entry) }
-        self = builder.history
+        self = builder.finish()
     }
 
     init(runs: [String: [Run]]) {
@@ -88,13 +88,15 @@ public struct RunHistory: Sendable, Hashable {
             return started.time >= starting.time ? Double(started.time - starting.time) / 1_000 : nil
         }
 
-        /// The runs taken so far.
-        public var history: RunHistory {
+        /// The runs taken, the builder left empty. Each run's entries are let go as soon as the run is made, so
+        /// that a long history is not held twice, as entries and as runs.
+        public mutating func finish() -> RunHistory {
             var runs: [String: [Run]] = [:]
             for (unit, ids) in order {
                 runs[unit] = ids.compactMap { id in
                     // A start that ExecCondition= skipped is no run.
-                    guard let entries = byRun[unit]?[id], let first = entries.first, !RunEnding.isSkipped(entries)
+                    guard let entries = byRun[unit]?.removeValue(forKey: id), let first = entries.first,
+                        !RunEnding.isSkipped(entries)
                     else { return nil }
                     let begin = entries.first {
                         $0.messageID == RunEnding.MessageID.unitStarting || $0.messageID == RunEnding.MessageID.unitStarted
@@ -108,7 +110,9 @@ public struct RunHistory: Sendable, Hashable {
                     run.record.startupSeconds = Self.startupSeconds(entries)
                     return run
                 }
+                byRun[unit] = nil
             }
+            order = [:]
             return RunHistory(runs: runs)
         }
     }
