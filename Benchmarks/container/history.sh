@@ -156,7 +156,8 @@ measure() {
     largest=$(c_exec cat /run/lc-hist/largest 2>/dev/null || echo 0)
     read -r runs begins ends duplicates missing <<<"$(check_runs)"
     say "  $label: $result; VmHWM $(mb "${hwm:-0}") MB (largest RssAnon seen $(mb "$anon") MB, RssShmem" \
-        "$(mb "$shmem") MB: the journal's files, mapped while read); largest state file $((largest / 1024)) KB"
+        "$(mb "$shmem") MB: the binary's pages and the journal's files, both on the container's tmpfs);" \
+        "largest state file $((largest / 1024)) KB"
     say "  $label: PID 1's journal holds $runs runs; dispatched $begins launches/wakes and $ends sleeps/crashes," \
         "$duplicates duplicated, $missing runs without a launch or wake"
     if [[ -n ${HISTORY_KEEP:-} ]]; then

@@ -93,11 +93,15 @@ public struct RunHistory: Sendable, Hashable {
         public mutating func finish() -> RunHistory {
             var runs: [String: [Run]] = [:]
             for (unit, ids) in order {
-                runs[unit] = ids.compactMap { id in
+                // One allocation of the final size: an array grown run by run holds the old and the new storage at
+                // each doubling, megabytes for a unit with thousands of runs.
+                var made: [Run] = []
+                made.reserveCapacity(ids.count)
+                for id in ids {
                     // A start that ExecCondition= skipped is no run.
                     guard let entries = byRun[unit]?.removeValue(forKey: id), let first = entries.first,
                         !RunEnding.isSkipped(entries)
-                    else { return nil }
+                    else { continue }
                     let begin = entries.first {
                         $0.messageID == RunEnding.MessageID.unitStarting || $0.messageID == RunEnding.MessageID.unitStarted
                     }
@@ -108,8 +112,9 @@ public struct RunHistory: Sendable, Hashable {
                     )
                     run.record = RunRecord(entries: entries)
                     run.record.startupSeconds = Self.startupSeconds(entries)
-                    return run
+                    made.append(run)
                 }
+                runs[unit] = made
                 byRun[unit] = nil
             }
             order = [:]
