@@ -226,8 +226,6 @@ extension DaemonCore {
         readVersion(transition)
     }
 
-    /// Asks for the versions of the runs among `transitions` that will read one, in one batch, when there are
-    /// several: each begin then finds its version at hand instead of waiting for a round trip of its own.
     /// The next `runs` recovered runs of `unit`. Unless `readsPastVersions`, the runs that are over read no version:
     /// runs rebuilt on the first start are past, and their versions are not known (the unit's files are today's).
     private mutating func nextRecovered(
@@ -242,6 +240,8 @@ extension DaemonCore {
         return transitions
     }
 
+    /// Asks for the versions of the runs among `transitions` that will read one, in one batch, when there are
+    /// several: each begin then finds its version at hand instead of waiting for a round trip of its own.
     private mutating func prefetchVersions(for transitions: [MappedTransition]) {
         let runs = transitions.filter { transition in
             guard transition.transition == .began, !unversionedRuns.contains(transition.invocationID) else { return false }
