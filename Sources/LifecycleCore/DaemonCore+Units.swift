@@ -66,7 +66,7 @@ extension DaemonCore {
     /// since the previous lifecycled stopped tracking, and the end of each stored run the listing no longer shows.
     private func startQuery(listing: [UnitSnapshot]) -> RecoveryQuery {
         guard readsJournal else { return RecoveryQuery(history: .none, catchUp: [], endings: []) }
-        let units = Set(tracker.records.keys).union(unitsSetAside).union(listing.map(\.name).filter(configuration.isWatched))
+        let units = caughtUp(listing: listing)
         return RecoveryQuery(
             history: readsManagerJournal ? .sinceLastTracking(orWholeJournal: configuration.historyFromJournal) : .none,
             catchUp: units.sorted().map { ($0, tracker.records[$0]?.sequence) },
@@ -76,29 +76,43 @@ extension DaemonCore {
         )
     }
 
-    /// The journal answered: what was missed is recorded first, then the listing, then the changes that waited.
+    /// The units a start's query catches up with: those with a record or a state file set aside, and the watched
+    /// units listed.
+    private func caughtUp(listing: [UnitSnapshot]) -> Set<String> {
+        Set(tracker.records.keys).union(unitsSetAside).union(listing.map(\.name).filter(configuration.isWatched))
+    }
+
+    /// The journal answered: what was missed is recorded first, then the listing, then the changes that waited. A
+    /// history read in slices is recorded a slice at a time, the next slice read once the last one's runs are made;
+    /// the listing is compared with the last slice only, which is the newest (the listing was taken before).
     mutating func recover(with answer: RecoveryAnswer) {
         guard case .recovering(let cause, let listing, let buffered) = phase else { return }
-        journalPositions.recovered = answer.position
+        if !answer.isContinuation { journalPositions.recovered = answer.position }
+        let isLastSlice = answer.resume == nil
         let units: [UnitReconciliation]
         switch cause {
         case .start:
             catchUp(with: answer.journaled)
             units = tracker.reconciliation(
-                listing, endings: answer.endings, history: answer.history, watchedUntil: answer.watchedUntil
+                isLastSlice ? listing : [], endings: answer.endings, history: answer.history,
+                watchedUntil: answer.watchedUntil
             )
         case .signalsLost(let since):
             // Without PID 1's journal there is nothing to add to what the listing shows.
             units = answer.history.map {
-                tracker.reconciliation(listing, endings: [:], history: $0, watchedUntil: Milliseconds(since / 1_000))
+                tracker.reconciliation(
+                    isLastSlice ? listing : [], endings: [:], history: $0, watchedUntil: Milliseconds(since / 1_000)
+                )
             } ?? []
         }
         let runs = units.reduce(0) { $0 + $1.beginsLeft }
+        let more = isLastSlice ? "" : " (so far: PID 1's journal is read in slices)"
+        let level: LogLine.Level = answer.isContinuation ? .info : .notice
         if answer.isWholeJournal {
-            log(.notice, "Rebuilding \(runs) runs of \(units.count) watched units from PID 1's journal")
+            log(level, "Rebuilding \(runs) runs of \(units.count) watched units from PID 1's journal\(more)")
         } else if !units.isEmpty {
             let when = cause == .start ? "while lifecycled was not running" : "while the bus was away"
-            log(.notice, "Recovering what happened to \(units.count) units \(when): \(runs) runs began")
+            log(level, "Recovering what happened to \(units.count) units \(when): \(runs) runs began\(more)")
         }
         // Each unit's first run now, so that the versions of the runs the listing shows begin are read in one batch;
         // the rest when its turn comes.
@@ -110,10 +124,30 @@ extension DaemonCore {
             if !unit.isDone { work.append(.reconciliation(unit, readsPastVersions: !answer.isWholeJournal)) }
         }
         prefetchVersions(for: first)
-        recoveryProgress = RecoveryProgress(total: runs, reportedAt: now)
+        if answer.isContinuation, var progress = recoveryProgress {
+            progress.total += runs
+            recoveryProgress = progress
+        } else {
+            recoveryProgress = RecoveryProgress(total: runs, reportedAt: now)
+        }
+        if let resume = answer.resume {
+            work.append(.readNextSlice(resume))
+            return
+        }
         work.append(.resync(listing, isFirst: cause == .start))
         work.append(contentsOf: buffered.lazy.map(Work.change))
         work.append(.finishRecovery(cause, watchedUnits: watchedCount(listing)))
+    }
+
+    /// Asks for the next slice of the history, once the last one's runs are made: the units they made records for
+    /// are caught up with already.
+    private mutating func readNextSlice(_ resume: HistoryResume) {
+        guard case .recovering(let cause, let listing, _) = phase else { return }
+        effects.append(.readRecovery(RecoveryQuery(
+            history: .resuming(resume), catchUp: [], endings: [],
+            patterns: cause == .start ? configuration.watch.map(\.pattern) : [],
+            caughtUp: caughtUp(listing: listing)
+        )))
     }
 
     private mutating func catchUp(with journaled: [String: [JournaledDispatch]]) {
@@ -187,6 +221,8 @@ extension DaemonCore {
         case .change(let change):
             let transitions = tracker.transitions(for: change.snapshot, whileReloading: change.whileReloading)
             work.prepend(contentsOf: transitions.lazy.map(Work.transition))
+        case .readNextSlice(let resume):
+            readNextSlice(resume)
         case .finishRecovery(let cause, let watchedUnits):
             finishRecovery(cause, watchedUnits: watchedUnits)
         }

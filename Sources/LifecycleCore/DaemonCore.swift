@@ -23,6 +23,8 @@ public struct DaemonCore: Sendable {
         /// A listing taken as the state of every watched unit (the first at start is the baseline).
         case resync([UnitSnapshot], isFirst: Bool)
         case change(BufferedChange)
+        /// The runs of a history slice are made: the next slice is read (``HistoryResume``).
+        indirect case readNextSlice(HistoryResume)
         /// The listing is taken (after a recovery when `cause` is set): tracking goes on.
         case finishRecovery(RecoveryCause?, watchedUnits: Int)
     }

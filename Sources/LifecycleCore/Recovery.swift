@@ -15,6 +15,8 @@ public struct RecoveryQuery: Sendable, Equatable {
         case sinceLastTracking(orWholeJournal: Bool)
         /// Since this time (µs since the epoch), when signals were lost.
         case since(microseconds: UInt64)
+        /// The next slice of a history read in slices (``RecoveryAnswer/resume``).
+        case resuming(HistoryResume)
     }
 
     public var history: HistoryWindow
@@ -24,20 +26,58 @@ public struct RecoveryQuery: Sendable, Equatable {
     public var endings: [UnitRunID]
     /// The watched patterns: units the history shows are caught up with too, when watched.
     public var patterns: [UnitPattern]
+    /// Units caught up with already (by an earlier slice's query, or with a record): not again.
+    public var caughtUp: Set<String>
 
     public init(
         history: HistoryWindow, catchUp: [(unit: String, recordedSequence: UInt64?)], endings: [UnitRunID],
-        patterns: [UnitPattern] = []
+        patterns: [UnitPattern] = [], caughtUp: Set<String> = []
     ) {
         self.history = history
         self.catchUp = catchUp
         self.endings = endings
         self.patterns = patterns
+        self.caughtUp = caughtUp
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.history == rhs.history && lhs.endings == rhs.endings && lhs.patterns == rhs.patterns
+            && lhs.caughtUp == rhs.caughtUp
             && lhs.catchUp.elementsEqual(rhs.catchUp) { $0.unit == $1.unit && $0.recordedSequence == $1.recordedSequence }
+    }
+}
+
+/// Where a history read in slices goes on: PID 1's journal is read a bounded number of entries at a time, and each
+/// slice's runs are recorded before the next is read, so that a history of any length is held a slice at a time.
+public struct HistoryResume: Sendable, Equatable {
+    /// The cursor of the last entry read.
+    public var cursor: String
+    public var sliced: SlicedHistory
+
+    public init(cursor: String, sliced: SlicedHistory) {
+        self.cursor = cursor
+        self.sliced = sliced
+    }
+}
+
+/// What a history read in slices carries from one slice to the next.
+public struct SlicedHistory: Sendable, Equatable {
+    /// Each unit's last run that the slices so far left undecided (its entries do not say it is over yet).
+    public var undecided: RunHistory.Builder
+    /// The journal position whose wall clock orders the runs (``RunEnding/Entry/positionTime``), nil when none.
+    public var clock: JournalPosition?
+    /// As in ``RecoveryAnswer``.
+    public var isWholeJournal: Bool
+    public var watchedUntil: Milliseconds?
+
+    public init(
+        undecided: RunHistory.Builder = RunHistory.Builder(), clock: JournalPosition? = nil, isWholeJournal: Bool = false,
+        watchedUntil: Milliseconds? = nil
+    ) {
+        self.undecided = undecided
+        self.clock = clock
+        self.isWholeJournal = isWholeJournal
+        self.watchedUntil = watchedUntil
     }
 }
 
@@ -57,6 +97,11 @@ public struct RecoveryAnswer: Sendable, Equatable {
     /// Until when an earlier lifecycled watched the units (ms since the epoch): the journal position it saved, or its
     /// last entry. A stored run whose end no source shows was going at least until then. nil when unknown.
     public var watchedUntil: Milliseconds?
+    /// Where the history goes on, when ``history`` is a slice and more is to be read; nil for the last slice.
+    public var resume: HistoryResume?
+    /// True for the answer to a ``RecoveryQuery/HistoryWindow/resuming(_:)`` query: a later slice of the same
+    /// recovery.
+    public var isContinuation = false
 
     public init(journaled: [String: [JournaledDispatch]] = [:], history: RunHistory? = nil, endings: [String: RunEnding] = [:]) {
         self.journaled = journaled

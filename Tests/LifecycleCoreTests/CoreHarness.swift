@@ -38,6 +38,8 @@ struct CoreHarness {
     var refusals = 0
     /// The recovery answer the journal gives; nil holds the query back.
     var recovery: RecoveryAnswer? = RecoveryAnswer()
+    /// The answers to the queries for a history's later slices, in order.
+    var laterSlices: [RecoveryAnswer] = []
     var recoveryQueries: [RecoveryQuery] = []
     /// Where the journal ends, for ``DaemonEffect/readJournalTail``; and every position saved, in order.
     var journalTail: JournalPosition?
@@ -154,6 +156,11 @@ struct CoreHarness {
             )
         case .readRecovery(let query):
             recoveryQueries.append(query)
+            if case .resuming = query.history, !laterSlices.isEmpty {
+                var slice = laterSlices.removeFirst()
+                slice.isContinuation = true
+                return .recovered(slice)
+            }
             return recovery.map(DaemonInput.recovered)
         case .watch(let patterns): watched.append(patterns)
         case .publishManager: return .managerPublished(true)
@@ -215,6 +222,13 @@ struct CoreHarness {
     /// PID 1's journal entries for runs of web.service: each run begins at `began` and, when `ended` is set, ends
     /// cleanly or with `failure` (a Result) at that second.
     static func history(_ runs: [(run: Character, began: Int64, ended: Int64?, failure: String?)], unit: String = unit) -> RunHistory {
+        RunHistory(entries: historyEntries(runs, unit: unit))
+    }
+
+    /// PID 1's entries about `runs`, oldest first.
+    static func historyEntries(
+        _ runs: [(run: Character, began: Int64, ended: Int64?, failure: String?)], unit: String = unit
+    ) -> [RunEnding.Entry] {
         var entries: [RunEnding.Entry] = []
         for run in runs {
             let fields = ["UNIT": unit, "INVOCATION_ID": Self.run(run.run)]
@@ -233,6 +247,6 @@ struct CoreHarness {
                 entries.append(RunEnding.Entry(messageID: RunEnding.MessageID.unitSuccess, time: t0 + ended * 1_000, fields: fields))
             }
         }
-        return RunHistory(entries: entries.sorted { $0.time < $1.time })
+        return entries.sorted { $0.time < $1.time }
     }
 }

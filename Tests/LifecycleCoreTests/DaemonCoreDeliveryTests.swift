@@ -301,6 +301,47 @@ struct DaemonCoreDeliveryTests {
         #expect(largest <= 2 * Outbox.recoveryBound + 3, "queued at most: \(largest)")
     }
 
+    @Test("a history read in slices: each slice's runs made before the next is read, every run once and in order, the listing with the last", arguments: [7, 50, 599])
+    func historyInSlices(entriesPerSlice: Int) throws {
+        var h = try H()
+        let runs = (0..<300).map { index in
+            (run: Character(UnicodeScalar(UInt32(0x100 + index))!), began: Int64(index) * 10,
+             ended: Int64(index) * 10 + 5 as Int64?, failure: nil as String?)
+        }
+        // The slices as the reader makes them: a run the cut divides waits in the builder for the next slice.
+        var answers: [RecoveryAnswer] = []
+        var builder = RunHistory.Builder()
+        let entries = H.historyEntries(runs)
+        for start in stride(from: 0, to: entries.count, by: entriesPerSlice) {
+            for entry in entries[start..<min(start + entriesPerSlice, entries.count)] { builder.add(entry) }
+            var answer = RecoveryAnswer()
+            answer.isWholeJournal = true
+            if start + entriesPerSlice >= entries.count {
+                answer.history = builder.finish()
+            } else {
+                answer.history = builder.takeDecided()
+                answer.resume = HistoryResume(
+                    cursor: "after-\(start)", sliced: SlicedHistory(undecided: builder, isWholeJournal: true)
+                )
+            }
+            answers.append(answer)
+        }
+        h.recovery = answers.removeFirst()
+        h.laterSlices = answers
+        h.send(.start)
+        h.send(.listing([]))
+        #expect(h.laterSlices.isEmpty, "every slice was read")
+        #expect(h.journal.map(\.sequence) == Array(1...600), "every run once, in order")
+        let events = h.dispatches().map { String($0.split(separator: " ")[1]) }
+        #expect(events == ["launch"] + Array(repeating: ["sleep", "wake"], count: 299).flatMap(\.self) + ["sleep"])
+        let resumed = h.recoveryQueries.compactMap { query in
+            if case .resuming(let resume) = query.history { resume.cursor } else { nil }
+        }
+        #expect(resumed.count == (entries.count - 1) / entriesPerSlice, "one query per later slice")
+        #expect(h.recoveryQueries.dropFirst().allSatisfy { $0.caughtUp.contains(H.unit) }, "the unit is caught up with once")
+        #expect(h.milestones.contains("ready"))
+    }
+
     @Test("a long recovery reports its progress and asks systemd for more time, at most once a second")
     func recoveryProgress() throws {
         var h = try H()

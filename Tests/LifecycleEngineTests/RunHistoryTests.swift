@@ -37,6 +37,35 @@ struct RunHistoryTests {
         #expect(history.runs["b.service"] == [b1])
     }
 
+    @Test("read in slices: a unit's last run stays in the builder until its entries say it is over, so a run cut in two is decided whole")
+    func slicesKeepOpenRuns() {
+        var builder = RunHistory.Builder()
+        // Slice one: a1 is over; a2 has only begun starting (a condition will skip it); b1 is over; b2 is starting.
+        for entry in [
+            entry("a.service", "a1", ID.unitStarted, 10), entry("a.service", "a1", ID.unitSuccess, 20),
+            entry("a.service", "a2", ID.unitStarting, 30), entry("b.service", "b1", ID.unitStarted, 11),
+            entry("b.service", "b1", ID.unitSuccess, 12), entry("b.service", "b2", ID.unitStarting, 31),
+        ] { builder.add(entry) }
+        let first = builder.takeDecided()
+        #expect(first.runs["a.service"]?.map(\.invocationID) == ["a1"])
+        #expect(first.runs["b.service"]?.map(\.invocationID) == ["b1"])
+        // Slice two: a2 was skipped; b2 started 2 s after it began starting, and runs on.
+        for entry in [
+            entry("a.service", "a2", ID.unitSkipped, 31), entry("b.service", "b2", ID.unitStarted, 2_031),
+            entry("c.service", "c1", ID.unitStarting, 2_040),
+        ] { builder.add(entry) }
+        let second = builder.takeDecided()
+        #expect(second.runs["a.service"] == [], "a skipped start is no run, in whichever slice its skip comes")
+        // b2 has begun but not ended: the last run of its unit, it waits for the next slice like c1.
+        #expect(second.runs["b.service"] == [])
+        let last = builder.finish()
+        var b2 = RunHistory.Run(invocationID: "b2", began: 31, ending: nil)
+        b2.record.startupSeconds = 2
+        #expect(last.runs["b.service"] == [b2], "its start-up from both slices' entries")
+        #expect(last.runs["c.service"]?.map(\.invocationID) == ["c1"], "the last slice gives out every run")
+        #expect(builder.finish().runs.isEmpty)
+    }
+
     @Test("a run whose start failed (no Starting or Started) began at its first entry")
     func failedStart() {
         let history = RunHistory(entries: [

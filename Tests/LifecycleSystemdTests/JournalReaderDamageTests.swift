@@ -148,6 +148,27 @@ struct JournalReaderDamageTests {
         #expect(indexes(try reader.entries(matching: odd, fields: ["TEST_INDEX"], since: 1_767_225_600_000_000 + 10_000_000)) == Array(stride(from: 11, to: 25, by: 2)))
     }
 
+    @Test("a read in slices of a limited number of entries goes on from each slice's last cursor: every entry once, in order", arguments: [1, 3, 500])
+    func readInSlices(entriesPerOpening: Int) throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        guard let first = try Self.journalFile(0..<12, in: directory, name: "a.journal"),
+            let second = try Self.journalFile(12..<25, in: directory, name: "b.journal")
+        else { return }
+        let reader = JournalReader(source: .files([first, second]), entriesPerOpening: entriesPerOpening)
+        var read: [JournalEntry] = []
+        var slices = 1
+        var next = try reader.forEachEntry(matching: [], fields: ["TEST_INDEX"], since: nil, limit: 7) { read.append($0) }
+        while let cursor = next {
+            slices += 1
+            next = try reader.forEachEntry(matching: [], fields: ["TEST_INDEX"], after: cursor, limit: 7) {
+                read.append($0)
+            }.stoppedAt
+        }
+        #expect(indexes(read) == Array(0..<25))
+        #expect(slices == 4, "7 + 7 + 7 + 4 entries")
+    }
+
     @Test("look-ups over several openings of the journal: each query answered as with one")
     func holdingsAcrossOpenings() throws {
         let directory = try Self.temporaryDirectory()

@@ -30,14 +30,18 @@ struct JournalRecoveryReader {
         case .sinceLastTracking(let orWholeJournal):
             // Before the history: what is written while it is read is read again next time.
             answer.position = tail()
-            (answer.history, answer.isWholeJournal, answer.watchedUntil) = missedHistory(orWholeJournal: orWholeJournal)
+            readMissedHistory(orWholeJournal: orWholeJournal, into: &answer)
         case .since(let microseconds):
             answer.position = tail()
-            answer.history = history(since: microseconds)
+            let start = microseconds > Self.historyMargin ? microseconds - Self.historyMargin : 0
+            read(from: .since(start), slicing: SlicedHistory(), into: &answer)
+        case .resuming(let resume):
+            answer.isContinuation = true
+            read(from: .after(resume.cursor), slicing: resume.sliced, into: &answer)
         }
         // Every unit a dispatch may already be in the journal for, so that none is sent or numbered twice.
         var catchUp = query.catchUp
-        let listed = Set(catchUp.map(\.unit))
+        let listed = Set(catchUp.map(\.unit)).union(query.caughtUp)
         for unit in (answer.history?.units).map(Array.init) ?? [] where !listed.contains(unit) {
             if query.patterns.contains(where: { $0.matches(unit) }) { catchUp.append((unit, nil)) }
         }
@@ -102,29 +106,33 @@ struct JournalRecoveryReader {
         }
     }
 
-    /// The runs PID 1 logged after the saved position, or since the previous lifecycled was last seen tracking, and
-    /// when that was (ms since the epoch). On the first start on this machine, the whole journal when `orWholeJournal`,
-    /// else nil; nil too when the journal cannot be read.
-    private func missedHistory(
-        orWholeJournal: Bool
-    ) -> (RunHistory?, isWholeJournal: Bool, watchedUntil: Milliseconds?) {
+    /// The first slice of the runs PID 1 logged after the saved position, or since the previous lifecycled was last
+    /// seen tracking (the answer's `watchedUntil`: when that was). On the first start on this machine, the whole
+    /// journal when `orWholeJournal`, else none; none too when the journal cannot be read.
+    private func readMissedHistory(orWholeJournal: Bool, into answer: inout RecoveryAnswer) {
         if let saved = savedPosition() {
-            return (history(after: saved), false, Milliseconds(saved.realtimeMicroseconds / 1_000))
+            let sliced = SlicedHistory(clock: saved, watchedUntil: Milliseconds(saved.realtimeMicroseconds / 1_000))
+            read(from: .after(saved.cursor), slicing: sliced, into: &answer)
+            return
         }
         let lastSeen: UInt64?
         do {
             lastSeen = try lastSignOfTracking(reader)
         } catch {
             logger.warning("Failed to read the journal for runs missed while lifecycled was down", metadata: ["error": "\(error)"])
-            return (nil, false, nil)
+            return
         }
-        if let lastSeen { return (history(since: lastSeen), false, Milliseconds(lastSeen / 1_000)) }
+        if let lastSeen {
+            let start = lastSeen > Self.historyMargin ? lastSeen - Self.historyMargin : 0
+            read(from: .since(start), slicing: SlicedHistory(watchedUntil: Milliseconds(lastSeen / 1_000)), into: &answer)
+            return
+        }
         guard orWholeJournal else {
             logger.info("No earlier lifecycled tracked units here: runs before this start are not looked for")
-            return (nil, false, nil)
+            return
         }
         logger.notice("No earlier lifecycled tracked units here: rebuilding the watched units' runs from PID 1's journal")
-        return (history(since: 0), true, nil)
+        read(from: .since(0), slicing: SlicedHistory(isWholeJournal: true), into: &answer)
     }
 
     /// The position saved by the previous lifecycled; nil when there is none, or it cannot be read (then logged:
@@ -142,50 +150,61 @@ struct JournalRecoveryReader {
     private static let runMatches = ["_PID=1"] + RunEnding.MessageID.all.map { "MESSAGE_ID=\($0)" }
     private static let runFields = RunHistory.fields + ["_BOOT_ID", "_SOURCE_MONOTONIC_TIMESTAMP"]
 
-    /// PID 1's runs after the entry at `position`; nil when the journal cannot be read. When retention removed that
-    /// entry, from where it would be (logged).
-    private func history(after position: JournalPosition) -> RunHistory? {
-        do {
-            // Streamed into the history, which keeps only what decides each run: a history of thousands of runs is
-            // read in a few MB.
-            var history = RunHistory.Builder()
-            var count = 0
-            let found = try reader.forEachEntry(
-                matching: Self.runMatches, fields: Self.runFields, after: position.cursor
-            ) { entry in
-                count += 1
-                if let entry = runEntry(entry, position: position) { history.add(entry) }
-            }
-            if !found {
-                logger.notice(
-                    "The journal no longer holds the entry lifecycled had read up to (retention removed it): reading PID 1's runs from where it was",
-                    metadata: ["cursor": "\(position.cursor)"]
-                )
-            }
-            logger.debug("Read \(count) of PID 1's journal entries after the saved position to reconcile")
-            return history.finish()
-        } catch {
-            logger.warning("Failed to read PID 1's journal for missed runs", metadata: ["error": "\(error)"])
-            return nil
-        }
+    /// How many of PID 1's entries one slice of a history reads (a run is about five): a history of any length is
+    /// held a slice at a time, each recorded before the next is read (docs/PERFORMANCE.md, "A long history on day
+    /// one").
+    static let entriesPerSlice = 10_000
+
+    /// Where a slice begins: a time (µs since the epoch), or after the entry at a cursor.
+    private enum SliceStart {
+        case since(UInt64)
+        case after(String)
     }
 
-    /// PID 1's runs since `since` (µs since the epoch) less ``historyMargin``; nil when the journal cannot be read.
-    private func history(since: UInt64) -> RunHistory? {
-        let start = since > Self.historyMargin ? since - Self.historyMargin : 0
+    /// One slice of PID 1's runs from `start`, on top of the runs an earlier slice left undecided: the runs it decides
+    /// (none when the journal cannot be read, logged), and where the next slice goes on (nil when it read to the end,
+    /// and every run is given out). Streamed into the history, which keeps only what decides each run.
+    private func read(from start: SliceStart, slicing sliced: SlicedHistory, into answer: inout RecoveryAnswer) {
+        answer.isWholeJournal = sliced.isWholeJournal
+        answer.watchedUntil = sliced.watchedUntil
+        var builder = sliced.undecided
+        var count = 0
+        let add = { (entry: JournalEntry) in
+            count += 1
+            if let entry = runEntry(entry, position: sliced.clock) { builder.add(entry) }
+        }
+        let stoppedAt: String?
         do {
-            var history = RunHistory.Builder()
-            var count = 0
-            try reader.forEachEntry(matching: Self.runMatches, fields: Self.runFields, since: start) { entry in
-                count += 1
-                if let entry = runEntry(entry) { history.add(entry) }
+            switch start {
+            case .since(let microseconds):
+                stoppedAt = try reader.forEachEntry(
+                    matching: Self.runMatches, fields: Self.runFields, since: microseconds, limit: Self.entriesPerSlice, add
+                )
+            case .after(let cursor):
+                let read = try reader.forEachEntry(
+                    matching: Self.runMatches, fields: Self.runFields, after: cursor, limit: Self.entriesPerSlice, add
+                )
+                if !read.found, !answer.isContinuation {
+                    logger.notice(
+                        "The journal no longer holds the entry lifecycled had read up to (retention removed it): reading PID 1's runs from where it was",
+                        metadata: ["cursor": "\(cursor)"]
+                    )
+                }
+                stoppedAt = read.stoppedAt
             }
-            logger.debug("Read \(count) of PID 1's journal entries since \(start / 1_000_000) to reconcile")
-            return history.finish()
         } catch {
             logger.warning("Failed to read PID 1's journal for missed runs", metadata: ["error": "\(error)"])
-            return nil
+            return
         }
+        logger.debug("Read \(count) of PID 1's journal entries to reconcile")
+        guard let stoppedAt else {
+            answer.history = builder.finish()
+            return
+        }
+        answer.history = builder.takeDecided()
+        var next = sliced
+        next.undecided = builder
+        answer.resume = HistoryResume(cursor: stoppedAt, sliced: next)
     }
 
     /// The time (µs since the epoch) of the last entry of the newest earlier lifecycled that tracked units.

@@ -52,7 +52,7 @@ public struct RunHistory: Sendable, Hashable {
     /// Builds a history one entry at a time, keeping only what decides a run (its first entry, and the first and the
     /// last entry of each kind, without the fields that name the run), so that a journal of any length is read in
     /// memory for its runs, not its entries.
-    public struct Builder: Sendable {
+    public struct Builder: Sendable, Equatable {
         private var order: [String: [String]] = [:]
         private var byRun: [String: [String: [RunEnding.Entry]]] = [:]
 
@@ -91,34 +91,56 @@ public struct RunHistory: Sendable, Hashable {
         /// The runs taken, the builder left empty. Each run's entries are let go as soon as the run is made, so
         /// that a long history is not held twice, as entries and as runs.
         public mutating func finish() -> RunHistory {
+            take(keepingOpen: false)
+        }
+
+        /// The runs taken so far, but each unit's last run while its entries do not say it is over: that one stays
+        /// in the builder, to be decided with the entries still to come. A history read in slices gives out each
+        /// slice's runs this way, so that a run whose entries a slice's end cuts in two (a start that a condition
+        /// will skip, a "Starting" whose "Started" is in the next slice) is decided on all of them.
+        public mutating func takeDecided() -> RunHistory {
+            take(keepingOpen: true)
+        }
+
+        private mutating func take(keepingOpen: Bool) -> RunHistory {
             var runs: [String: [Run]] = [:]
+            var openOrder: [String: [String]] = [:]
+            var openRuns: [String: [String: [RunEnding.Entry]]] = [:]
             for (unit, ids) in order {
                 // One allocation of the final size: an array grown run by run holds the old and the new storage at
                 // each doubling, megabytes for a unit with thousands of runs.
                 var made: [Run] = []
                 made.reserveCapacity(ids.count)
                 for id in ids {
-                    // A start that ExecCondition= skipped is no run.
-                    guard let entries = byRun[unit]?.removeValue(forKey: id), let first = entries.first,
-                        !RunEnding.isSkipped(entries)
-                    else { continue }
-                    let begin = entries.first {
-                        $0.messageID == RunEnding.MessageID.unitStarting || $0.messageID == RunEnding.MessageID.unitStarted
+                    guard let entries = byRun[unit]?.removeValue(forKey: id) else { continue }
+                    if keepingOpen, id == ids.last, !RunEnding.isSkipped(entries), RunEnding(entries: entries) == nil {
+                        openOrder[unit] = [id]
+                        openRuns[unit] = [id: entries]
+                    } else if let run = Self.run(id, entries) {
+                        made.append(run)
                     }
-                    let start = begin ?? first
-                    var run = Run(
-                        invocationID: id, began: start.time, ending: RunEnding(entries: entries),
-                        beganMonotonic: start.monotonicMicroseconds, beganInOrder: start.positionTime
-                    )
-                    run.record = RunRecord(entries: entries)
-                    run.record.startupSeconds = Self.startupSeconds(entries)
-                    made.append(run)
                 }
                 runs[unit] = made
-                byRun[unit] = nil
             }
-            order = [:]
+            order = openOrder
+            byRun = openRuns
             return RunHistory(runs: runs)
+        }
+
+        /// The run `id` from its kept entries; nil for a start that ExecCondition= skipped, which is no run.
+        private static func run(_ id: String, _ entries: [RunEnding.Entry]) -> Run? {
+            guard let first = entries.first, !RunEnding.isSkipped(entries) else { return nil }
+            let begin = entries.first {
+                $0.messageID == RunEnding.MessageID.unitStarting || $0.messageID == RunEnding.MessageID.unitStarted
+            }
+            let start = begin ?? first
+            var run = Run(
+                invocationID: id, began: start.time, ending: RunEnding(entries: entries),
+                beganMonotonic: start.monotonicMicroseconds, beganInOrder: start.positionTime
+            )
+            run.record = RunRecord(entries: entries)
+            run.record.startupSeconds = startupSeconds(entries)
+            return run
         }
     }
 

@@ -94,17 +94,21 @@ public struct JournalReader: Sendable {
     }
 
     /// Calls `body` with each entry ``entries(matching:fields:since:)`` would return, oldest first, without holding
-    /// them all: a long journal is read in the memory of one entry.
+    /// them all: a long journal is read in the memory of one entry. After `limit` entries it stops, and returns the
+    /// cursor of the last one, to go on from with ``forEachEntry(matching:fields:after:limit:_:)``; nil when it read
+    /// to the end.
+    @discardableResult
     public func forEachEntry(
-        matching matches: [String], fields: [String], since: UInt64? = nil, _ body: (JournalEntry) -> Void
-    ) throws(SystemdError) {
+        matching matches: [String], fields: [String], since: UInt64? = nil, limit: Int = .max,
+        _ body: (JournalEntry) -> Void
+    ) throws(SystemdError) -> String? {
         var walk = Walk()
         var journal = try open(matching: matches, damage: &walk.damage)
         defer { close(journal, walk) }
         if let since {
             try check(sd_journal_seek_realtime_usec(journal, since), "seek the journal")
         }
-        try walkForward(&journal, matches: matches, fields: fields, walk: &walk, skipping: nil, body)
+        return try walkForward(&journal, matches: matches, fields: fields, walk: &walk, skipping: nil, limit: limit, body)
     }
 
     /// The entries ``forEachEntry(matching:fields:after:_:)`` gives, and whether the entry at `cursor` was found.
@@ -112,19 +116,21 @@ public struct JournalReader: Sendable {
         matching matches: [String], fields: [String], after cursor: String
     ) throws(SystemdError) -> (entries: [JournalEntry], found: Bool) {
         var entries: [JournalEntry] = []
-        let found = try forEachEntry(matching: matches, fields: fields, after: cursor) { entries.append($0) }
+        let found = try forEachEntry(matching: matches, fields: fields, after: cursor) { entries.append($0) }.found
         return (entries, found)
     }
 
     /// Calls `body` with each entry matching every `match`, oldest first, written after the entry at `cursor`
-    /// (`sd_journal_seek_cursor(3)`), as ``forEachEntry(matching:fields:since:_:)`` gives them. When the journal no
-    /// longer holds that entry (retention removed it), sd-journal seeks to where it would be, and this returns false.
+    /// (`sd_journal_seek_cursor(3)`), as ``forEachEntry(matching:fields:since:limit:_:)`` gives them, up to `limit`
+    /// of them. When the journal no longer holds that entry (retention removed it), sd-journal seeks to where it would
+    /// be, and `found` is false; `stoppedAt` is the cursor to go on from when the limit stopped the read.
     ///
     /// Wraps `sd_journal_seek_cursor(3)` and `sd_journal_test_cursor(3)` besides the calls above.
     @discardableResult
     public func forEachEntry(
-        matching matches: [String], fields: [String], after cursor: String, _ body: (JournalEntry) -> Void
-    ) throws(SystemdError) -> Bool {
+        matching matches: [String], fields: [String], after cursor: String, limit: Int = .max,
+        _ body: (JournalEntry) -> Void
+    ) throws(SystemdError) -> (found: Bool, stoppedAt: String?) {
         var walk = Walk()
         var journal = try open(matching: [], damage: &walk.damage)
         defer { close(journal, walk) }
@@ -135,17 +141,20 @@ public struct JournalReader: Sendable {
         try add(matches, to: journal)
         try check(cursor.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(cursor)")
         // The entry at the cursor was taken into account already.
-        try walkForward(&journal, matches: matches, fields: fields, walk: &walk, skipping: cursor, body)
-        return found
+        let stoppedAt = try walkForward(
+            &journal, matches: matches, fields: fields, walk: &walk, skipping: cursor, limit: limit, body
+        )
+        return (found, stoppedAt)
     }
 
     /// Reads forward from where `journal` stands, calling `body` with each entry but the one at `skipping` (the
     /// first entry, when it is that one). Every ``entriesPerOpening`` entries it closes the journal and opens it again
-    /// at the entry read last, which the new opening then skips.
+    /// at the entry read last, which the new opening then skips. After `limit` entries it stops and returns the
+    /// cursor of the last one; nil when it read to the end.
     private func walkForward(
         _ journal: inout OpaquePointer, matches: [String], fields: [String], walk: inout Walk, skipping cursor: String?,
-        _ body: (JournalEntry) -> Void
-    ) throws(SystemdError) {
+        limit: Int, _ body: (JournalEntry) -> Void
+    ) throws(SystemdError) -> String? {
         var skipped = cursor
         var count = 0
         while let entry = walk.step(journal, sd_journal_next, fields: fields) {
@@ -155,6 +164,8 @@ public struct JournalReader: Sendable {
             }
             body(entry)
             count += 1
+            // Without a cursor to go on from, the read goes on instead: stopping would lose the rest.
+            if count >= limit, let position = Self.cursor(of: journal) { return position }
             guard count % entriesPerOpening == 0, let position = Self.cursor(of: journal) else { continue }
             sd_journal_close(journal)
             // The files left out were reported by the first opening.
@@ -163,6 +174,7 @@ public struct JournalReader: Sendable {
             try check(position.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(position)")
             skipped = position
         }
+        return nil
     }
 
     /// The cursor of the entry `journal` stands on; nil when sd-journal cannot tell.
