@@ -22,12 +22,13 @@
 #   CHAOS_SEED=N            the first seed (default: a random one, printed); --seed N does the same
 #   CHAOS_RUNS=N            seeds to run, N, N+1, ... each in its own container (default 2; e.g. 20 for a soak)
 #   CHAOS_SECONDS=S         seconds of chaos per seed (default 50), then the settle phase
-#   CHAOS_HISTORY_RUNS=N    runs of lc-chaos-hist.service before lifecycled's first start (default 2000; 0: none)
+#   CHAOS_HISTORY_RUNS=N    runs of lc-chaos-hist.service before lifecycled's first start (default 4000, which PID 1's
+#                           journal holds in two of the slices lifecycled reads it in; 0: none)
 #   CHAOS_DISTURBANCES=L    comma-separated from sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall,vacuum; "all"
 #                           (default) or "none"
 #   CHAOS_KEEP=1            keep the evidence of passing seeds too
 # Evidence of a failing seed (journal export, state files, disturbance and churn logs, the oracle's report) stays in
-# the work directory printed at the end. One seed takes about 80 s (boot, history 15-25 s, install, chaos, settle,
+# the work directory printed at the end. One seed takes about 85 s (boot, history 20-30 s, install, chaos, settle,
 # oracle), the default run about 3 minutes.
 # Needs root, systemd-container, jq and python3.
 set -euo pipefail
@@ -57,7 +58,7 @@ done
 if [[ -z $seed ]]; then
     seed=$((SRANDOM % 1000000))
 fi
-readonly RUNS=${CHAOS_RUNS:-2} CHAOS_SECONDS=${CHAOS_SECONDS:-50} HISTORY_RUNS=${CHAOS_HISTORY_RUNS:-2000}
+readonly RUNS=${CHAOS_RUNS:-2} CHAOS_SECONDS=${CHAOS_SECONDS:-50} HISTORY_RUNS=${CHAOS_HISTORY_RUNS:-4000}
 readonly ALL_DISTURBANCES=sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall,vacuum
 disturbances=${CHAOS_DISTURBANCES:-all}
 [[ $disturbances == all ]] && disturbances=$ALL_DISTURBANCES
