@@ -150,9 +150,9 @@ struct JournalRecoveryReader {
     private static let runMatches = ["_PID=1"] + RunEnding.MessageID.all.map { "MESSAGE_ID=\($0)" }
     private static let runFields = RunHistory.fields + ["_BOOT_ID", "_SOURCE_MONOTONIC_TIMESTAMP"]
 
-    /// How many of PID 1's entries one slice of a history reads (a run is about five): a history of any length is
-    /// held a slice at a time, each recorded before the next is read (docs/PERFORMANCE.md, "A long history on day
-    /// one").
+    /// How many of PID 1's entries one slice of a history reads (three to six a run: 10,000 held 3,300 runs of a
+    /// restarting service): a history of any length is held a slice at a time, each recorded before the next is read
+    /// (docs/PERFORMANCE.md, "A long history on day one").
     static let entriesPerSlice = 10_000
 
     /// Where a slice begins: a time (µs since the epoch), or after the entry at a cursor.
