@@ -203,4 +203,16 @@ struct DaemonCoreArchiveTests {
         #expect(h.archiveReads == [["web-2.service", "web.service"]], "watched units only")
         #expect(h.dispatches().first == "6 launch a reconciled", "numbered after the archived record's 5")
     }
+
+    @Test("killed between the archive's append and the state file's removal: the state file is the record, the archive's copy is not read over it")
+    func killedWhileArchiving() throws {
+        // The archive holds the record lifecycled appended before it died; the state file it had not removed yet
+        // holds the same unit, and, since the unit ran again, newer.
+        var h = try H(records: [UnitRecord(unit: H.unit, invocationID: H.run("z"), runEnded: true, sequence: 7)])
+        h.archive[H.unit] = UnitRecord(unit: H.unit, sequence: 5)
+        h.send(.start)
+        h.send(.listing([H.snapshot("active", "a", second: 1)]))
+        #expect(!h.archiveReads.joined().contains(H.unit), "a unit with a state file is not looked up")
+        #expect(h.dispatches().first == "8 launch a reconciled", "numbered after the state file's 7, not the archive's 5")
+    }
 }
