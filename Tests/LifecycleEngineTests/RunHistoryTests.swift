@@ -55,15 +55,34 @@ struct RunHistoryTests {
             entry("c.service", "c1", ID.unitStarting, 2_040),
         ] { builder.add(entry) }
         let second = builder.takeDecided()
-        #expect(second.runs["a.service"] == [], "a skipped start is no run, in whichever slice its skip comes")
+        // Each unit's last run given out comes first again, so that the next runs are found after it.
+        #expect(second.runs["a.service"]?.map(\.invocationID) == ["a1"], "a skipped start is no run, in whichever slice its skip comes")
         // b2 has begun but not ended: the last run of its unit, it waits for the next slice like c1.
-        #expect(second.runs["b.service"] == [])
+        #expect(second.runs["b.service"]?.map(\.invocationID) == ["b1"])
         let last = builder.finish()
         var b2 = RunHistory.Run(invocationID: "b2", began: 31, ending: nil)
         b2.record.startupSeconds = 2
-        #expect(last.runs["b.service"] == [b2], "its start-up from both slices' entries")
+        #expect(last.runs["b.service"]?.last == b2, "its start-up from both slices' entries")
+        #expect(last.runs(of: "b.service", after: "b1").map(\.invocationID) == ["b2"])
         #expect(last.runs["c.service"]?.map(\.invocationID) == ["c1"], "the last slice gives out every run")
         #expect(builder.finish().runs.isEmpty)
+    }
+
+    @Test("read in slices: a run given out is not made again from an entry that comes after it, and the next run is found after it whatever the clock")
+    func slicesAcrossClockSteps() {
+        var builder = RunHistory.Builder()
+        for entry in [
+            entry("a.service", "a1", ID.unitStarted, 1_000), entry("a.service", "a1", ID.unitSuccess, 2_000),
+        ] { builder.add(entry) }
+        #expect(builder.takeDecided().runs(of: "a.service", after: nil).map(\.invocationID) == ["a1"])
+        // PID 1's "Consumed …" of a1 comes in the next slice; then the clock steps back an hour, and a2 runs.
+        for entry in [
+            entry("a.service", "a1", RunRecord.MessageID.unitResources, 2_001, ["CPU_USAGE_NSEC": "5000000"]),
+            entry("a.service", "a2", ID.unitStarted, 1_000 - 3_600_000), entry("a.service", "a2", ID.unitSuccess, 1_500 - 3_600_000),
+        ] { builder.add(entry) }
+        let next = builder.finish()
+        // The record's run is a1, its last event at 2,000: a2 is after a1, although it began before by the clock.
+        #expect(next.runs(of: "a.service", after: "a1", recordedUntil: 2_000).map(\.invocationID) == ["a2"])
     }
 
     @Test("a run whose start failed (no Starting or Started) began at its first entry")

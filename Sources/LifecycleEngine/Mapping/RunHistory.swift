@@ -55,6 +55,14 @@ public struct RunHistory: Sendable, Hashable {
     public struct Builder: Sendable, Equatable {
         private var order: [String: [String]] = [:]
         private var byRun: [String: [String: [RunEnding.Entry]]] = [:]
+        /// Each unit's last run given out by ``takeDecided()``, put first among the unit's runs the next time: a
+        /// unit's missed runs are those after its record's run, found by InvocationID (``RunHistory/runs(of:after:recordedUntil:)``),
+        /// and a run from an earlier slice is not among a later slice's entries; without it the runs would be told
+        /// apart by the wall clock, which may have stepped back between them.
+        private var lastGiven: [String: Run] = [:]
+        /// The runs the last ``takeDecided()`` gave out: an entry of theirs that comes after (PID 1's "Consumed …"
+        /// after "Deactivated successfully") is left out, or it would make the run a second time.
+        private var given: Set<String> = []
 
         public init() {}
 
@@ -64,7 +72,8 @@ public struct RunHistory: Sendable, Hashable {
 
         /// Takes one of PID 1's entries, oldest first.
         public mutating func add(_ entry: RunEnding.Entry) {
-            guard let unit = entry.fields["UNIT"], !unit.isEmpty, let id = entry.fields["INVOCATION_ID"], !id.isEmpty
+            guard let unit = entry.fields["UNIT"], !unit.isEmpty, let id = entry.fields["INVOCATION_ID"], !id.isEmpty,
+                !given.contains(id)
             else { return }
             // The run is the key; the id and the time are the entry's own properties. A new dictionary, not the
             // entry's with keys removed: that would keep its whole capacity for each kept entry.
@@ -104,26 +113,31 @@ public struct RunHistory: Sendable, Hashable {
 
         private mutating func take(keepingOpen: Bool) -> RunHistory {
             var runs: [String: [Run]] = [:]
+            given = []
             var openOrder: [String: [String]] = [:]
             var openRuns: [String: [String: [RunEnding.Entry]]] = [:]
             for (unit, ids) in order {
                 // One allocation of the final size: an array grown run by run holds the old and the new storage at
                 // each doubling, megabytes for a unit with thousands of runs.
                 var made: [Run] = []
-                made.reserveCapacity(ids.count)
+                made.reserveCapacity(ids.count + 1)
+                if let anchor = lastGiven[unit] { made.append(anchor) }
                 for id in ids {
                     guard let entries = byRun[unit]?.removeValue(forKey: id) else { continue }
                     if keepingOpen, id == ids.last, !RunEnding.isSkipped(entries), RunEnding(entries: entries) == nil {
                         openOrder[unit] = [id]
                         openRuns[unit] = [id: entries]
-                    } else if let run = Self.run(id, entries) {
-                        made.append(run)
+                    } else {
+                        if keepingOpen { given.insert(id) }
+                        if let run = Self.run(id, entries) { made.append(run) }
                     }
                 }
                 runs[unit] = made
+                lastGiven[unit] = keepingOpen ? made.last : nil
             }
             order = openOrder
             byRun = openRuns
+            if !keepingOpen { lastGiven = [:] }
             return RunHistory(runs: runs)
         }
 
