@@ -97,14 +97,10 @@ struct CoreHarness {
 
     /// Hands `input` to the core and performs its effects, answering what can be answered at once.
     mutating func send(_ input: DaemonInput) {
-        var pending = core.handle(input, now: now)
-        var index = 0
-        while index < pending.count {
-            let effect = pending[index]
-            index += 1
-            if let answer = perform(effect) {
-                pending.insert(contentsOf: core.handle(answer, now: now), at: index)
-            }
+        // The daemon's order (EffectQueue), with this harness's journal, bus and files.
+        var effects = EffectQueue(core.handle(input, now: now))
+        while let effect = effects.next() {
+            if let answer = perform(effect) { effects.answered(core.handle(answer, now: now)) }
         }
     }
 

@@ -112,24 +112,15 @@ public actor LifecycleDaemon {
         if ownsThread { await thread.shutdown() }
     }
 
-    /// Hands one input to the core and performs its effects; an answer goes back to the core at once and its own
-    /// effects run before the rest.
+    /// Hands one input to the core and performs its effects, in the order ``EffectQueue`` says: an answer goes back
+    /// to the core at once and its own effects run before the rest.
     ///
     /// - Returns: false once the core says the loop is done.
     private func handle(_ next: DaemonInput) async throws -> Bool {
-        var pending = core.handle(next, now: Self.now())
-        var index = 0
-        while index < pending.count {
-            let effect = pending[index]
-            index += 1
+        var effects = EffectQueue(core.handle(next, now: Self.now()))
+        while let effect = effects.next() {
             if effect == .exit { return false }
-            if let answer = try await perform(effect) {
-                // Effects done are dropped: a long recovery is one input whose answers go on for thousands of rounds,
-                // and each round's records and dispatches must not stay alive until it ends.
-                pending.removeFirst(index)
-                index = 0
-                pending.insert(contentsOf: core.handle(answer, now: Self.now()), at: 0)
-            }
+            if let answer = try await perform(effect) { effects.answered(core.handle(answer, now: Self.now())) }
         }
         return true
     }
