@@ -66,18 +66,30 @@ public struct SlicedHistory: Sendable, Equatable {
     public var undecided: RunHistory.Builder
     /// The journal position whose wall clock orders the runs (``RunEnding/Entry/positionTime``), nil when none.
     public var clock: JournalPosition?
+    /// The journal's newest entry when the recovery began (``RecoveryAnswer/position``): the history ends there.
+    /// What PID 1 logged after it happened while lifecycled listened, and its signals, waiting in the phase, record
+    /// it; a later slice that took it too would record those runs twice. nil when unknown (read to the end).
+    public var end: JournalPosition?
     /// As in ``RecoveryAnswer``.
     public var isWholeJournal: Bool
     public var watchedUntil: Milliseconds?
 
     public init(
-        undecided: RunHistory.Builder = RunHistory.Builder(), clock: JournalPosition? = nil, isWholeJournal: Bool = false,
-        watchedUntil: Milliseconds? = nil
+        undecided: RunHistory.Builder = RunHistory.Builder(), clock: JournalPosition? = nil, end: JournalPosition? = nil,
+        isWholeJournal: Bool = false, watchedUntil: Milliseconds? = nil
     ) {
         self.undecided = undecided
         self.clock = clock
+        self.end = end
         self.isWholeJournal = isWholeJournal
         self.watchedUntil = watchedUntil
+    }
+
+    /// Whether an entry of boot `boot` that journald took at `monotonicMicroseconds` comes after ``end``: of its boot
+    /// and later by journald's monotonic clock (which no clock step moves). An entry of an earlier boot never does.
+    public func isPastEnd(boot: String?, monotonicMicroseconds: UInt64) -> Bool {
+        guard let end, let boot else { return false }
+        return boot == end.bootID && monotonicMicroseconds > end.monotonicMicroseconds
     }
 }
 

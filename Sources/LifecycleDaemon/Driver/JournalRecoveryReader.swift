@@ -34,7 +34,7 @@ struct JournalRecoveryReader {
         case .since(let microseconds):
             answer.position = tail()
             let start = microseconds > Self.historyMargin ? microseconds - Self.historyMargin : 0
-            read(from: .since(start), slicing: SlicedHistory(), into: &answer)
+            read(from: .since(start), slicing: SlicedHistory(end: answer.position), into: &answer)
         case .resuming(let resume):
             answer.isContinuation = true
             read(from: .after(resume.cursor), slicing: resume.sliced, into: &answer)
@@ -110,8 +110,11 @@ struct JournalRecoveryReader {
     /// seen tracking (the answer's `watchedUntil`: when that was). On the first start on this machine, the whole
     /// journal when `orWholeJournal`, else none; none too when the journal cannot be read.
     private func readMissedHistory(orWholeJournal: Bool, into answer: inout RecoveryAnswer) {
+        let end = answer.position
         if let saved = savedPosition() {
-            let sliced = SlicedHistory(clock: saved, watchedUntil: Milliseconds(saved.realtimeMicroseconds / 1_000))
+            let sliced = SlicedHistory(
+                clock: saved, end: end, watchedUntil: Milliseconds(saved.realtimeMicroseconds / 1_000)
+            )
             read(from: .after(saved.cursor), slicing: sliced, into: &answer)
             return
         }
@@ -124,7 +127,8 @@ struct JournalRecoveryReader {
         }
         if let lastSeen {
             let start = lastSeen > Self.historyMargin ? lastSeen - Self.historyMargin : 0
-            read(from: .since(start), slicing: SlicedHistory(watchedUntil: Milliseconds(lastSeen / 1_000)), into: &answer)
+            let sliced = SlicedHistory(end: end, watchedUntil: Milliseconds(lastSeen / 1_000))
+            read(from: .since(start), slicing: sliced, into: &answer)
             return
         }
         guard orWholeJournal else {
@@ -132,7 +136,7 @@ struct JournalRecoveryReader {
             return
         }
         logger.notice("No earlier lifecycled tracked units here: rebuilding the watched units' runs from PID 1's journal")
-        read(from: .since(0), slicing: SlicedHistory(isWholeJournal: true), into: &answer)
+        read(from: .since(0), slicing: SlicedHistory(end: end, isWholeJournal: true), into: &answer)
     }
 
     /// The position saved by the previous lifecycled; nil when there is none, or it cannot be read (then logged:
@@ -169,9 +173,14 @@ struct JournalRecoveryReader {
         answer.watchedUntil = sliced.watchedUntil
         var builder = sliced.undecided
         var count = 0
+        var passedEnd = false
         let add = { (entry: JournalEntry) in
             count += 1
-            if let entry = runEntry(entry, position: sliced.clock) { builder.add(entry) }
+            if sliced.isPastEnd(boot: entry.fields["_BOOT_ID"], monotonicMicroseconds: entry.monotonicMicroseconds) {
+                passedEnd = true
+            } else if let entry = runEntry(entry, position: sliced.clock) {
+                builder.add(entry)
+            }
         }
         let stoppedAt: String?
         do {
@@ -197,7 +206,8 @@ struct JournalRecoveryReader {
             return
         }
         logger.debug("Read \(count) of PID 1's journal entries to reconcile")
-        guard let stoppedAt else {
+        // The end of the history (the journal's tail when the recovery began) or of the journal: the last slice.
+        guard let stoppedAt, !passedEnd else {
             answer.history = builder.finish()
             return
         }
