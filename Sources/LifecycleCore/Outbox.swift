@@ -71,8 +71,8 @@ struct Outbox: Sendable {
     private var probe: (number: UInt64, before: Set<DispatchKey>)?
     private var probesWritten: UInt64 = 0
     /// This process's entries that one look found missing while a later one was there: dropped only if the next look,
-    /// with a reader of its own, misses them too. A reader opened while journald rotates its file can miss the file just archived, older entries and
-    /// all, and still see newer ones in the new file.
+    /// with a reader of its own, misses them too. A reader opened while journald rotates its file can miss the file
+    /// just archived, older entries and all, and still see newer ones in the new file.
     private var suspects: Set<DispatchKey> = []
 
     /// Whether sent entries are looked for at all (only root can read and trust the whole journal); when not, an entry

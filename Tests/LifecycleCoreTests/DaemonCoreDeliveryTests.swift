@@ -264,12 +264,7 @@ struct DaemonCoreDeliveryTests {
 
     @Test("a long history on day one is recorded in rounds: every save holds at most the bound, every run once")
     func longHistoryInRounds() throws {
-        var h = try H()
-        var answer = RecoveryAnswer(history: Self.cleanRuns(300))
-        answer.isWholeJournal = true
-        h.recovery = answer
-        h.send(.start)
-        h.send(.listing([]))
+        var h = try Self.dayOne(runs: 300)
         #expect(h.journal.count == 600, "a launch or wake and a sleep per run")
         #expect(Set(h.journal.map(\.sequence)).count == 600)
         #expect(h.journal.map(\.sequence) == Array(1...600), "in order")
@@ -283,19 +278,9 @@ struct DaemonCoreDeliveryTests {
 
     @Test("a long history becomes transitions a round at a time: the queue never holds the whole history")
     func longHistoryMadeInRounds() throws {
-        var h = try H()
-        var answer = RecoveryAnswer(history: Self.cleanRuns(300))
-        answer.isWholeJournal = true
-        h.recovery = answer
-        h.stallLookUps = 2
-        h.send(.start)
-        h.send(.listing([]))
+        var h = try Self.dayOne(runs: 300, stallLookUps: 2)
         var largest = h.core.work.count
-        while !h.milestones.contains("ready"), let at = h.armed[.confirmDelivery] {
-            h.now = max(h.now + 400, at)
-            h.send(.timer(.confirmDelivery))
-            largest = max(largest, h.core.work.count)
-        }
+        Self.confirmUntilReady(&h) { largest = max(largest, $0.core.work.count) }
         #expect(h.journal.map(\.sequence) == Array(1...600), "every run once, in order")
         // A round's runs (a begin and an end each), the rest of the unit's runs as one item, and what follows them.
         #expect(largest <= 2 * Outbox.recoveryBound + 3, "queued at most: \(largest)")
@@ -304,14 +289,10 @@ struct DaemonCoreDeliveryTests {
     @Test("a history read in slices: each slice's runs made before the next is read, every run once and in order, the listing with the last", arguments: [7, 50, 599])
     func historyInSlices(entriesPerSlice: Int) throws {
         var h = try H()
-        let runs = (0..<300).map { index in
-            (run: Character(UnicodeScalar(UInt32(0x100 + index))!), began: Int64(index) * 10,
-             ended: Int64(index) * 10 + 5 as Int64?, failure: nil as String?)
-        }
         // The slices as the reader makes them: a run the cut divides waits in the builder for the next slice.
         var answers: [RecoveryAnswer] = []
         var builder = RunHistory.Builder()
-        let entries = H.historyEntries(runs)
+        let entries = H.historyEntries(Self.cleanRunList(300))
         for start in stride(from: 0, to: entries.count, by: entriesPerSlice) {
             for entry in entries[start..<min(start + entriesPerSlice, entries.count)] { builder.add(entry) }
             var answer = RecoveryAnswer()
@@ -344,17 +325,9 @@ struct DaemonCoreDeliveryTests {
 
     @Test("a long recovery reports its progress and asks systemd for more time, at most once a second")
     func recoveryProgress() throws {
-        var h = try H()
-        var answer = RecoveryAnswer(history: Self.cleanRuns(40))
-        answer.isWholeJournal = true
-        h.recovery = answer
-        h.stallLookUps = 3  // journald writes each round after three looks, 400 ms apart
-        h.send(.start)
-        h.send(.listing([]))
-        while !h.milestones.contains("ready"), let at = h.armed[.confirmDelivery] {
-            h.now = max(h.now + 400, at)
-            h.send(.timer(.confirmDelivery))
-        }
+        // journald writes each round after three looks, 400 ms apart.
+        var h = try Self.dayOne(runs: 40, stallLookUps: 3)
+        Self.confirmUntilReady(&h)
         #expect(h.journal.count == 80)
         let reports = h.notifications.filter { if case .status(let text) = $0 { text.hasPrefix("Recovering") } else { false } }
         #expect(!reports.isEmpty)
@@ -362,13 +335,34 @@ struct DaemonCoreDeliveryTests {
         #expect(reports.count <= Int((h.now - H.t0) / 1_000) + 1, "at most once a second")
     }
 
-    /// PID 1's history of `count` runs of web.service, one every 10 s, each ending cleanly after 5 s.
-    static func cleanRuns(_ count: Int) -> RunHistory {
-        var runs: [(run: Character, began: Int64, ended: Int64?, failure: String?)] = []
-        for index in 0..<count {
-            let letter = Character(UnicodeScalar(UInt32(0x100 + index))!)
-            runs.append((run: letter, began: Int64(index) * 10, ended: Int64(index) * 10 + 5, failure: nil))
+    /// The first start on a machine whose PID 1 journal holds `runs` clean runs of web.service (``cleanRunList(_:)``),
+    /// its journald writing each round after `stallLookUps` looks; after the listing.
+    static func dayOne(runs: Int, stallLookUps: Int = 0) throws -> H {
+        var h = try H()
+        var answer = RecoveryAnswer(history: H.history(cleanRunList(runs)))
+        answer.isWholeJournal = true
+        h.recovery = answer
+        h.stallLookUps = stallLookUps
+        h.send(.start)
+        h.send(.listing([]))
+        return h
+    }
+
+    /// Fires the delivery's look, 400 ms or more apart, until lifecycled is ready, calling `each` after each.
+    static func confirmUntilReady(_ h: inout H, _ each: (H) -> Void = { _ in }) {
+        while !h.milestones.contains("ready"), let at = h.armed[.confirmDelivery] {
+            h.now = max(h.now + 400, at)
+            h.send(.timer(.confirmDelivery))
+            each(h)
         }
-        return H.history(runs)
+    }
+
+    /// `count` runs of web.service, one every 10 s, each ending cleanly after 5 s.
+    static func cleanRunList(_ count: Int) -> [(run: Character, began: Int64, ended: Int64?, failure: String?)] {
+        (0..<count).map { index in
+            let letter = Character(UnicodeScalar(UInt32(0x100 + index))!)
+            let began = Int64(index) * 10
+            return (run: letter, began: began, ended: began + 5, failure: nil)
+        }
     }
 }

@@ -134,39 +134,33 @@ struct JournalReaderDamageTests {
         arguments: [1, 3, 7]
     )
     func reopening(entriesPerOpening: Int) throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        guard let first = try Self.journalFile(0..<12, in: directory, name: "a.journal"),
-            let second = try Self.journalFile(12..<25, in: directory, name: "b.journal")
-        else { return }
-        let reader = JournalReader(source: .files([first, second]), entriesPerOpening: entriesPerOpening)
-        #expect(indexes(try reader.entries(matching: [], fields: ["TEST_INDEX"])) == Array(0..<25))
-        let after = try reader.entries(matching: [], fields: ["TEST_INDEX"], after: try cursor(of: 4, in: first))
-        #expect(indexes(after.entries) == Array(5..<25))
-        let odd = (0..<25).filter { $0 % 2 == 1 }.map { "TEST_INDEX=\($0)" }
-        #expect(indexes(try reader.entries(matching: odd, fields: ["TEST_INDEX"])) == Array(stride(from: 1, to: 25, by: 2)))
-        #expect(indexes(try reader.entries(matching: odd, fields: ["TEST_INDEX"], since: 1_767_225_600_000_000 + 10_000_000)) == Array(stride(from: 11, to: 25, by: 2)))
+        try Self.withEntries0to24(entriesPerOpening: entriesPerOpening) { reader, first in
+            #expect(indexes(try reader.entries(matching: [], fields: ["TEST_INDEX"])) == Array(0..<25))
+            let after = try reader.entries(matching: [], fields: ["TEST_INDEX"], after: try cursor(of: 4, in: first))
+            #expect(indexes(after.entries) == Array(5..<25))
+            let odd = (0..<25).filter { $0 % 2 == 1 }.map { "TEST_INDEX=\($0)" }
+            #expect(indexes(try reader.entries(matching: odd, fields: ["TEST_INDEX"])) == Array(stride(from: 1, to: 25, by: 2)))
+            #expect(indexes(try reader.entries(matching: odd, fields: ["TEST_INDEX"], since: 1_767_225_600_000_000 + 10_000_000)) == Array(stride(from: 11, to: 25, by: 2)))
+        }
     }
 
     @Test("a read in slices of a limited number of entries goes on from each slice's last cursor: every entry once, in order", arguments: [1, 3, 500])
     func readInSlices(entriesPerOpening: Int) throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        guard let first = try Self.journalFile(0..<12, in: directory, name: "a.journal"),
-            let second = try Self.journalFile(12..<25, in: directory, name: "b.journal")
-        else { return }
-        let reader = JournalReader(source: .files([first, second]), entriesPerOpening: entriesPerOpening)
-        var read: [JournalEntry] = []
-        var slices = 1
-        var next = try reader.forEachEntry(matching: [], fields: ["TEST_INDEX"], since: nil, limit: 7) { read.append($0) }
-        while let cursor = next {
-            slices += 1
-            next = try reader.forEachEntry(matching: [], fields: ["TEST_INDEX"], after: cursor, limit: 7) {
+        try Self.withEntries0to24(entriesPerOpening: entriesPerOpening) { reader, _ in
+            var read: [JournalEntry] = []
+            var slices = 1
+            var next = try reader.forEachEntry(matching: [], fields: ["TEST_INDEX"], since: nil, limit: 7) {
                 read.append($0)
-            }.stoppedAt
+            }
+            while let cursor = next {
+                slices += 1
+                next = try reader.forEachEntry(matching: [], fields: ["TEST_INDEX"], after: cursor, limit: 7) {
+                    read.append($0)
+                }.stoppedAt
+            }
+            #expect(indexes(read) == Array(0..<25))
+            #expect(slices == 4, "7 + 7 + 7 + 4 entries")
         }
-        #expect(indexes(read) == Array(0..<25))
-        #expect(slices == 4, "7 + 7 + 7 + 4 entries")
     }
 
     @Test("look-ups over several openings of the journal: each query answered as with one")
@@ -178,6 +172,19 @@ struct JournalReaderDamageTests {
         let (found, oldest) = try JournalReader(source: .files([file])).holdings(of: queries)
         #expect(found == (0..<200).map { $0 % 50 < 25 })
         #expect(oldest == 1_767_225_600_000_000)
+    }
+
+    /// Calls `body` with a reader of two journal files holding entries 0-11 and 12-24, and the first file's path;
+    /// nothing when systemd-journal-remote is not installed.
+    static func withEntries0to24(
+        entriesPerOpening: Int, _ body: (JournalReader, String) throws -> Void
+    ) throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        guard let first = try journalFile(0..<12, in: directory, name: "a.journal"),
+            let second = try journalFile(12..<25, in: directory, name: "b.journal")
+        else { return }
+        try body(JournalReader(source: .files([first, second]), entriesPerOpening: entriesPerOpening), first)
     }
 
     /// The cursor of entry `index` of `file`, as `journalctl --show-cursor` prints it.

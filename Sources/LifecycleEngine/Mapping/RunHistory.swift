@@ -56,9 +56,10 @@ public struct RunHistory: Sendable, Hashable {
         private var order: [String: [String]] = [:]
         private var byRun: [String: [String: [RunEnding.Entry]]] = [:]
         /// Each unit's last run given out by ``takeDecided()``, put first among the unit's runs the next time: a
-        /// unit's missed runs are those after its record's run, found by InvocationID (``RunHistory/runs(of:after:recordedUntil:)``),
-        /// and a run from an earlier slice is not among a later slice's entries; without it the runs would be told
-        /// apart by the wall clock, which may have stepped back between them.
+        /// unit's missed runs are those after its record's run, found by InvocationID
+        /// (``RunHistory/runs(of:after:recordedUntil:)``), and a run from an earlier slice is not among a later
+        /// slice's entries; without it the runs would be told apart by the wall clock, which may have stepped back
+        /// between them.
         private var lastGiven: [String: Run] = [:]
         /// The runs the last ``takeDecided()`` gave out: an entry of theirs that comes after (PID 1's "Consumed …"
         /// after "Deactivated successfully") is left out, or it would make the run a second time.
