@@ -65,7 +65,7 @@ extension DaemonEffect {
     /// Whether the loop answers the effect with an input, at once (see each case).
     var hasAnswer: Bool {
         switch self {
-        case .send, .lookUp, .readVersion, .readRunCost, .readRunEnding, .readRecovery, .publishManager, .readJournalTail,
+        case .send, .lookUp, .readVersion, .readRunCost, .readRunEnding, .readRunJournal, .readRecovery, .publishManager, .readJournalTail,
             .readArchive:
             true
         case .save, .archive, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions,

@@ -229,7 +229,8 @@ extension DaemonCore {
     }
 
     /// Applies a transition once what it needs is known; everything else waits meanwhile. A run's end that a signal
-    /// showed waits for what the run cost (``takeRunCost(_:of:)``) when nothing else is waiting. Before a run begins, the end of the unit's
+    /// showed waits for what the run cost (``takeRunCost(_:of:)``) when nothing else is waiting, and a failed run's
+    /// for what the journal tells of it (``applyWithJournal(_:)``). Before a run begins, the end of the unit's
     /// previous run is read from PID 1's journal when no signal showed it, then the new run's version.
     private mutating func applyWhenKnown(_ transition: MappedTransition) {
         // A run's cost is worth a round trip, not a backlog's worth of them: under a burst of changes (a churn of
@@ -242,7 +243,7 @@ extension DaemonCore {
             return
         }
         guard transition.transition == .began, unversionedRuns.remove(transition.invocationID) == nil else {
-            apply(transition, version: nil)
+            applyWithJournal(transition)
             return
         }
         if !transition.isReconciled, let previous = tracker.unendedRun(of: transition.unit, before: transition.invocationID) {
@@ -355,7 +356,7 @@ extension DaemonCore {
         awaited = nil
         if cost?.isEmpty == true { unitsWithoutCost.insert(run.unit) }
         end.run = end.run.merging(cost ?? RunRecord())
-        apply(end, version: nil)
+        applyWithJournal(end)
     }
 
     mutating func takeVersion(_ version: String?, of unit: String) {
@@ -367,7 +368,7 @@ extension DaemonCore {
         apply(transition, version: version)
     }
 
-    private mutating func apply(_ transition: MappedTransition, version: String?) {
+    mutating func apply(_ transition: MappedTransition, version: String?) {
         _ = take(tracker.apply(transition, version: version, now: now))
     }
 

@@ -39,11 +39,15 @@ public struct DaemonCore: Sendable {
         case archive(of: [String], then: DaemonInput)
         /// What the run that `end` ends cost, before the end is recorded.
         case cost(of: MappedTransition)
+        /// What the journal tells of the failed run that `end` ends (``RunJournalQuery``), and the reads so far.
+        case runJournal(of: MappedTransition, query: RunJournalQuery, reads: Int)
 
         /// The unit whose begin waits; nil for an archive look-up.
         var unit: String? {
             switch self {
-            case .ending(_, let transition, _, _), .version(let transition), .cost(let transition): transition.unit
+            case .ending(_, let transition, _, _), .version(let transition), .cost(let transition),
+                .runJournal(let transition, _, _):
+                transition.unit
             case .archive: nil
             }
         }
@@ -187,6 +191,7 @@ public struct DaemonCore: Sendable {
         case .runCostRead(let run, let cost): takeRunCost(cost, of: run)
         case .runEndingRead(let unit, let id, let ending, let seen):
             takeEnding(ending, of: unit, invocationID: id, barrierSeen: seen)
+        case .runJournalRead(let query, let findings): takeRunJournal(findings, for: query)
         case .sent(let count, let refused): sent(count: count, refused: refused)
         case .lookedUp(let dispatches, let check): lookedUp(dispatches, check: check)
         case .journalTailRead(let position): takeJournalTail(position)
@@ -310,6 +315,8 @@ public struct DaemonCore: Sendable {
             archiveGoneUnits()
         case .retryRunEnding:
             readRunEndingAgain()
+        case .retryRunJournal:
+            readRunJournalAgain()
         }
     }
 
@@ -323,7 +330,7 @@ extension DaemonInput {
     /// effects and timers cannot wait, or the work they unblock would never go on.
     var waitsForWork: Bool {
         switch self {
-        case .versionRead, .runCostRead, .runEndingRead, .sent, .lookedUp, .managerPublished, .timer, .recovered, .journalTailRead,
+        case .versionRead, .runCostRead, .runEndingRead, .runJournalRead, .sent, .lookedUp, .managerPublished, .timer, .recovered, .journalTailRead,
             .archiveRead:
             false
         default: true

@@ -26,6 +26,9 @@ public enum DaemonEffect: Sendable, Equatable {
     /// Read how a run ended from PID 1's journal; answer ``DaemonInput/runEndingRead(unit:invocationID:ending:barrierSeen:)``.
     /// Before the read: write probe `barrier` when asked to (``RunEndingBarrier``), and look whether the journal shows it.
     case readRunEnding(unit: String, invocationID: String, barrier: RunEndingBarrier)
+    /// Read what the journal tells of a run that just failed beyond its unit's properties: who OOM-killed it, its core
+    /// dump; answer ``DaemonInput/runJournalRead(_:_:)``. Before the read: write the query's probe when asked to.
+    case readRunJournal(RunJournalQuery)
     /// Read PID 1's and lifecycled's journal for what was missed; answer ``DaemonInput/recovered(_:)``.
     case readRecovery(RecoveryQuery)
     /// Find the archived records of these units, which systemd shows for the first time since they were archived (or

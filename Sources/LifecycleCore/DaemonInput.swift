@@ -31,6 +31,8 @@ public enum DaemonInput: Sendable, Equatable {
     /// The answer to ``DaemonEffect/readRunEnding(unit:invocationID:barrier:)``: nil when the journal does not say (yet),
     /// and whether the journal showed the barrier before it was read (then it says all it will).
     case runEndingRead(unit: String, invocationID: String, ending: RunEnding?, barrierSeen: Bool)
+    /// The answer to ``DaemonEffect/readRunJournal(_:)``.
+    case runJournalRead(RunJournalQuery, RunJournalFindings)
     /// The answer to ``DaemonEffect/send(_:)``: the first `sent` entries reached the journal; when `refused`, the
     /// next one was refused and the rest were not tried.
     case sent(count: Int, refused: Bool)
@@ -117,4 +119,6 @@ public enum DaemonTimer: Sendable, Hashable {
     case archiveGoneUnits
     /// Read again how a run ended: the journal did not show it, nor the barrier written after it (``RunEndingBarrier``).
     case retryRunEnding
+    /// Read the journal about a failed run again: it did not show the barrier, or the core dump, yet (``RunJournalQuery``).
+    case retryRunJournal
 }

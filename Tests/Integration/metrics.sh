@@ -337,6 +337,38 @@ test_run_record() {
     near_half_second "$cpu" || fail "LIFECYCLE_RUN_CPU_SECONDS of a run that burned 0.5 s of CPU: $cpu"
 }
 
+# The fields of the newest crash notice of UNIT, as one JSON object.
+last_crash() {
+    c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled _UID=0 "LIFECYCLE_UNIT=$1" \
+        LIFECYCLE_EVENT=crash | tail -n 1
+}
+
+has_crash() { [[ -n $(last_crash "$1") ]]; }
+
+test_core_dump() {
+    local fields pattern cursor
+    c_exec systemctl start lc-dump.service
+    wait_for "$WAIT" has_crash lc-dump.service
+    fields=$(last_crash lc-dump.service)
+    assert_eq core-dump "$(jq -r '.LIFECYCLE_UNIT_RESULT // "absent"' <<<"$fields")" "Result of a run that dumped core"
+    assert_eq true "$(jq -r '.LIFECYCLE_RUN_COREDUMP // "absent"' <<<"$fields")" "LIFECYCLE_RUN_COREDUMP"
+    assert_eq 11 "$(jq -r '.LIFECYCLE_RUN_COREDUMP_SIGNAL // "absent"' <<<"$fields")" "LIFECYCLE_RUN_COREDUMP_SIGNAL"
+    assert_eq 11 "$(c_exec "$CTL" runs lc-dump.service --json | jq -r ".runs[0].coredump.signal")" \
+        "the signal of the run's core dump in lifecyclectl runs --json"
+    wait_for "$WAIT" served_is 'lifecycled_unit_coredumps_total{name="lc-dump.service"}' 1
+    # The cursor of systemd-coredump's entry: only where the kernel hands dumps to it. core_pattern is the host
+    # kernel's, which a container cannot change.
+    pattern=$(c_exec cat /proc/sys/kernel/core_pattern)
+    cursor=$(jq -r '.LIFECYCLE_RUN_COREDUMP_CURSOR // "absent"' <<<"$fields")
+    if [[ $pattern != "|"*systemd-coredump* ]]; then
+        assert_eq absent "$cursor" "LIFECYCLE_RUN_COREDUMP_CURSOR where no systemd-coredump keeps dumps"
+        echo "  SKIP the core dump's cursor: the host kernel's core_pattern is '$pattern', not systemd-coredump, and a container cannot change it"
+        return 0
+    fi
+    [[ $(c_exec journalctl --no-pager -o json --cursor="$cursor" | head -n 1 | jq -r .COREDUMP_UNIT) == lc-dump.service ]] ||
+        fail "LIFECYCLE_RUN_COREDUMP_CURSOR $cursor does not point at systemd-coredump's entry of lc-dump.service"
+}
+
 # --- run -----------------------------------------------------------------------------------------------------------
 
 PORT=$(free_port) || { echo "metrics.sh: no free loopback port" >&2; exit 1; }
@@ -367,6 +399,8 @@ run_test "a metrics_file that cannot be written is logged once; tracking goes on
     test_unwritable_metrics_file
 run_test "a run's record: a start with ExecStartPre=/bin/sleep 1 takes about 1 s, in its sleep and the histogram; CPU only where the host accounts it" \
     test_run_record
+run_test "a run that dumps core: its crash notice, runs and the counter carry the dump and its signal; the cursor where systemd-coredump keeps dumps" \
+    test_core_dump
 run_test "promtool accepts the alert rules, their tests pass, it accepts the served metrics" test_alert_rules
 
 container_poweroff

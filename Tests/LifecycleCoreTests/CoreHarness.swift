@@ -69,6 +69,11 @@ struct CoreHarness {
     /// and every read so far.
     var journalLagReads = 0
     var endingReads = 0
+    /// What the journal tells of failed runs, by InvocationID, one answer a read: each read takes the first answer
+    /// left, and the last is kept for the reads after it. A run not here: the barrier seen, no killer, and a host
+    /// that keeps no core dumps. Every query so far, in order.
+    var runJournals: [String: [RunJournalFindings]] = [:]
+    var runJournalQueries: [RunJournalQuery] = []
     /// Start-up's milestones in order: "leftovers" (the look-up of pending entries), "ready", "release" (memory).
     var milestones: [String] = []
     /// Each batch of runs whose versions were asked for ahead.
@@ -150,6 +155,14 @@ struct CoreHarness {
             return .runEndingRead(
                 unit: unit, invocationID: id, ending: caughtUp ? runEndings[id] : nil, barrierSeen: caughtUp
             )
+        case .readRunJournal(let query):
+            runJournalQueries.append(query)
+            let id = query.run.invocationID
+            let answers = runJournals[id] ?? [
+                RunJournalFindings(barrierSeen: true, coreDump: query.coreDumpSpan.map { _ in .unavailable })
+            ]
+            if answers.count > 1 { runJournals[id]?.removeFirst() }
+            return .runJournalRead(query, answers[0])
         case .readRecovery(let query):
             recoveryQueries.append(query)
             if case .resuming = query.history, !laterSlices.isEmpty {

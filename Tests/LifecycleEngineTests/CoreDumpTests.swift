@@ -83,4 +83,48 @@ struct CoreDumpTests {
         let journald = dump(["COREDUMP_UNIT": "systemd-journald.service"], dropping: ["_SYSTEMD_UNIT"])
         #expect(CoreDump.isCoreDump(journald, of: "systemd-journald.service"))
     }
+
+    @Test("a crash within the run's span is its dump; one before it began or after it ended is another run's")
+    func span() {
+        let entry = dump()  // crashed at 1_700_000_000 s
+        #expect(CoreDump.isCrash(entry, of: "web.service", within: 1_700_000_000_000...1_700_000_002_000))
+        #expect(CoreDump.isCrash(entry, of: "web.service", within: 1_699_999_990_000...1_700_000_000_000))
+        #expect(!CoreDump.isCrash(entry, of: "web.service", within: 1_700_000_001_000...1_700_000_003_000))
+        #expect(!CoreDump.isCrash(entry, of: "web.service", within: 1_699_999_000_000...1_699_999_999_999))
+        #expect(!CoreDump.isCrash(entry, of: "db.service", within: 0...Milliseconds.max))
+        #expect(!CoreDump.isCrash(dump(dropping: ["COREDUMP_TIMESTAMP"]), of: "web.service", within: 0...Milliseconds.max))
+    }
+
+    @Test("core_pattern: only a pipe to systemd-coredump leaves an entry to wait for")
+    func corePattern() {
+        let collected = [
+            "|/usr/lib/systemd/systemd-coredump %P %u %g %s %t %c %h\n",  // 50-coredump.conf since v248
+            "|/lib/systemd/systemd-coredump %P %u %g %s %t 9223372036854775808 %h",  // Debian 11
+            "|/usr/lib/systemd/systemd-coredump %P %u %g %s %t %c %h %d",
+            " |/usr/lib/systemd/systemd-coredump %P",
+        ]
+        for pattern in collected { #expect(CoreDump.isCollectedBySystemd(corePattern: pattern), "\(pattern)") }
+        let elsewhere = [
+            "core\n", "core.%p", "/var/crash/core.%e.%p", "", "|/usr/share/apport/apport -p%p -s%s -c%c -d%d -P%P -u%u",
+            "|/usr/lib/systemd/systemd-coredump-wrapper %P", "|", "/usr/lib/systemd/systemd-coredump",
+        ]
+        for pattern in elsewhere { #expect(!CoreDump.isCollectedBySystemd(corePattern: pattern), "\(pattern)") }
+    }
+
+    @Test("a failure tells a core dump itself: the main process dumped (ExecMainCode 3) with its signal, or Result core-dump")
+    func fromFailure() {
+        #expect(CrashDetails(result: "core-dump", execMainCode: 3, execMainStatus: 11).coreDump == CoreDump(signal: 11))
+        #expect(CrashDetails(result: "core-dump").coreDump == CoreDump(), "a control process's dump: no main signal")
+        #expect(CrashDetails(result: "signal", execMainCode: 2, execMainStatus: 11).coreDump == nil)
+        #expect(CrashDetails(result: "exit-code", execMainCode: 1, execMainStatus: 11).coreDump == nil)
+        let failed = MappedTransition(
+            unit: "web.service", transition: .failed(CrashDetails(result: "core-dump", execMainCode: 3, execMainStatus: 6)),
+            invocationID: String(repeating: "a", count: 32), time: 1, monotonicMicroseconds: 0,
+            run: RunRecord(cpuSeconds: 1, coredump: CoreDump(cursor: cursor))
+        )
+        #expect(failed.endedRun == RunRecord(cpuSeconds: 1, coredump: CoreDump(signal: 6, cursor: cursor)))
+        var clean = failed
+        clean.transition = .endedCleanly
+        #expect(clean.endedRun == clean.run)
+    }
 }

@@ -163,6 +163,18 @@ struct JournalReaderDamageTests {
         }
     }
 
+    @Test("the newest entry that is accepted, with its cursor when asked: the cursor journalctl shows for it")
+    func newestWithCursor() throws {
+        try Self.withEntries0to24(entriesPerOpening: 500) { reader, first in
+            let odd = try reader.newestEntry(matching: [], fields: ["TEST_INDEX"], withCursor: true) {
+                $0.fields["TEST_INDEX"].flatMap { Int($0) }.map { $0 < 10 && $0 % 2 == 1 } ?? false
+            }
+            #expect(odd?.fields["TEST_INDEX"] == "9")
+            #expect(odd?.cursor == (try cursor(of: 9, in: first)))
+            #expect(try reader.newestEntry(matching: [], fields: ["TEST_INDEX"])?.cursor == nil, "not asked for")
+        }
+    }
+
     @Test("look-ups over several openings of the journal: each query answered as with one")
     func holdingsAcrossOpenings() throws {
         let directory = try Self.temporaryDirectory()

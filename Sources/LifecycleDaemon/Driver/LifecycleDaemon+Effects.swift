@@ -43,6 +43,10 @@ extension LifecycleDaemon {
             return .runCostRead(run, await source?.runCost(of: run.unit, invocationID: run.invocationID))
         case .readRunEnding(let unit, let invocationID, let barrier):
             return readEnding(of: unit, invocationID: invocationID, barrier: barrier)
+        case .readRunJournal(let query):
+            // The barrier first, as for a run's ending.
+            let seen = query.barrier.map { lookForBarrier($0, unit: query.run.unit) } ?? false
+            return .runJournalRead(query, RunJournalReader(logger: logger).findings(for: query, barrierSeen: seen))
         case .readRecovery(let query):
             return .recovered(JournalRecoveryReader(logger: logger, positionFile: positionFile).answer(query))
         case .readJournalTail:
@@ -170,6 +174,16 @@ extension LifecycleDaemon {
     /// How the run ended by PID 1's journal, after a look for the barrier: looked for first, since an entry of PID 1's
     /// that is written between a read that misses it and a look that finds the barrier would otherwise be missed.
     private func readEnding(of unit: String, invocationID: String, barrier: RunEndingBarrier) -> DaemonInput {
+        let seen = lookForBarrier(barrier, unit: unit)
+        let reader = JournalRecoveryReader(logger: logger, positionFile: positionFile)
+        return .runEndingRead(
+            unit: unit, invocationID: invocationID, ending: reader.ending(of: unit, invocationID: invocationID),
+            barrierSeen: seen
+        )
+    }
+
+    /// Writes the barrier's probe when asked to, and whether the journal shows it.
+    private func lookForBarrier(_ barrier: RunEndingBarrier, unit: String) -> Bool {
         if barrier.write {
             do {
                 try journal.send(JournalProbeEntry.fields(barrier: barrier.number, unit: unit))
@@ -177,18 +191,12 @@ extension LifecycleDaemon {
                 logger.warning("Failed to write a probe to the journal", metadata: ["error": "\(error)"])
             }
         }
-        let seen: Bool
         do {
-            seen = try JournalReader().contains([JournalProbeEntry.query(barrier: barrier.number, pid: getpid())])[0]
+            return try JournalReader().contains([JournalProbeEntry.query(barrier: barrier.number, pid: getpid())])[0]
         } catch {
             logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
-            seen = false
+            return false
         }
-        let reader = JournalRecoveryReader(logger: logger, positionFile: positionFile)
-        return .runEndingRead(
-            unit: unit, invocationID: invocationID, ending: reader.ending(of: unit, invocationID: invocationID),
-            barrierSeen: seen
-        )
     }
 
     /// Subscribes to systemd for `patterns`, replacing the current subscription (none when `patterns` is empty).

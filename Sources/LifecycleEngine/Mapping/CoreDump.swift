@@ -66,6 +66,27 @@ public struct CoreDump: Sendable, Hashable, Codable {
         entry.fields["COREDUMP_TIMESTAMP"].flatMap(RunRecord.decimal).map { Milliseconds($0 / 1_000) }
     }
 
+    /// True when `entry` is systemd-coredump's record of a crash in `unit` (``isCoreDump(_:of:bus:)``) that happened
+    /// within `span` (ms since the epoch). The crash time has whole seconds, so a span should begin at the second its
+    /// run began.
+    public static func isCrash(
+        _ entry: RunEnding.Entry, of unit: String, bus: BusKind = .system, within span: ClosedRange<Milliseconds>
+    ) -> Bool {
+        guard isCoreDump(entry, of: unit, bus: bus), let time = crashTime(entry) else { return false }
+        return span.contains(time)
+    }
+
+    /// True when the kernel's `core_pattern` (`/proc/sys/kernel/core_pattern`) hands core dumps to systemd-coredump,
+    /// as its `50-coredump.conf` sets it (`|/usr/lib/systemd/systemd-coredump %P %u %g %s %t %c %h`): only then does
+    /// a dump leave an entry in the journal worth waiting for. A plain file pattern (`core`) or another collector
+    /// (apport, a custom pipe) leaves none.
+    public static func isCollectedBySystemd(corePattern: String) -> Bool {
+        let pattern = corePattern.drop { $0 == " " || $0 == "\t" }
+        guard pattern.first == "|" else { return false }
+        let program = pattern.dropFirst().drop { $0 == " " }.prefix { $0 != " " && $0 != "\n" && $0 != "\t" }
+        return program.split(separator: "/").last == "systemd-coredump"
+    }
+
     /// This dump with its unknown values taken from `other`; where both know a value, this dump's wins.
     public func merging(_ other: CoreDump?) -> CoreDump {
         CoreDump(signal: signal ?? other?.signal, cursor: cursor ?? other?.cursor)

@@ -59,6 +59,18 @@ public struct CrashDetails: Sendable, Hashable {
 
     /// `siginfo` codes as PID 1 spells them in `EXIT_CODE=`.
     private static let codeNames: [Int32: String] = [1: "exited", 2: "killed", 3: "dumped"]
+
+    /// The `siginfo` code of a process that dumped core (`CLD_DUMPED`).
+    static let dumpedCode: Int32 = 3
+
+    /// The core dump the failure itself tells of: the main process dumped core (`ExecMainCode` 3, `EXIT_CODE=dumped`;
+    /// systemd's Result is then `core-dump`), with the signal that made it. It is known whether or not anything kept
+    /// the dump (systemd-coredump, a `core` file, or nothing when `core_pattern` discards it); the kernel said it
+    /// dumped. nil otherwise.
+    public var coreDump: CoreDump? {
+        guard execMainCode == Self.dumpedCode || result == "core-dump" else { return nil }
+        return CoreDump(signal: execMainCode == Self.dumpedCode ? execMainStatus : nil)
+    }
 }
 
 /// One transition of one run, with the time systemd recorded for it.
@@ -92,5 +104,12 @@ public struct MappedTransition: Sendable, Hashable {
         self.monotonicMicroseconds = monotonicMicroseconds
         self.isReconciled = isReconciled
         self.run = run
+    }
+
+    /// What is known of the run this transition ends: ``run``, with the core dump a failure itself tells of
+    /// (``CrashDetails/coreDump``).
+    public var endedRun: RunRecord {
+        guard case .failed(let details) = transition, let dump = details.coreDump else { return run }
+        return run.merging(RunRecord(coredump: dump))
     }
 }

@@ -12,6 +12,8 @@ public struct JournalEntry: Sendable, Hashable {
     /// (`_BOOT_ID`, when asked for among the fields).
     public var monotonicMicroseconds: UInt64
     public var fields: [String: String]
+    /// The entry's cursor (`sd_journal_get_cursor(3)`), when the read was asked for it.
+    public var cursor: String? = nil
 }
 
 /// What a read of the journal had to leave out: entries sd-journal could not step to, and journal files that could
@@ -211,20 +213,23 @@ public struct JournalReader: Sendable {
     }
 
     /// The newest entry matching every `match` for which `accept` is true, reading backwards from the newest; nil
-    /// when there is none.
+    /// when there is none. With `withCursor`, the entry carries its cursor.
     ///
     /// Wraps `sd_journal_seek_tail(3)` and `sd_journal_previous(3)` besides the calls above.
     public func newestEntry(
         matching matches: [String],
         fields: [String],
+        withCursor: Bool = false,
         where accept: (JournalEntry) -> Bool = { _ in true }
     ) throws(SystemdError) -> JournalEntry? {
         var walk = Walk()
         let journal = try open(matching: matches, damage: &walk.damage)
         defer { close(journal, walk) }
         try check(sd_journal_seek_tail(journal), "seek the journal")
-        while let entry = walk.step(journal, sd_journal_previous, fields: fields) {
-            if accept(entry) { return entry }
+        while var entry = walk.step(journal, sd_journal_previous, fields: fields) {
+            guard accept(entry) else { continue }
+            if withCursor { entry.cursor = Self.cursor(of: journal) }
+            return entry
         }
         return nil
     }
