@@ -28,9 +28,7 @@ extension DaemonCore {
         var span: ClosedRange<Milliseconds>?
         if let dump = run.coredump, dump.cursor == nil {
             let ended = end.time ?? now
-            let began = min(runBegan(end) ?? ended, ended)
-            // The crash time has whole seconds: from the second the run began.
-            span = (began - began % 1_000)...(ended + 1_000)
+            span = CoreDump.span(began: runBegan(end) ?? ended, ended: ended)
         }
         guard barrier != nil || span != nil else { return nil }
         return RunJournalQuery(

@@ -14,8 +14,8 @@ public struct RunJournalQuery: Sendable, Equatable {
     public var run: UnitRunID
     /// Look for PID 1's message of who OOM-killed the run, behind this probe; nil when the run was no OOM kill.
     public var barrier: RunEndingBarrier?
-    /// Look for systemd-coredump's entry of a crash of the unit within this span (ms since the epoch: from the second
-    /// the run began to just after it ended); nil when the run dumped no core.
+    /// Look for systemd-coredump's entry of a crash of the unit within this span (``CoreDump/span(began:ended:)``); nil
+    /// when the run dumped no core.
     public var coreDumpSpan: ClosedRange<Milliseconds>?
 
     public init(run: UnitRunID, barrier: RunEndingBarrier?, coreDumpSpan: ClosedRange<Milliseconds>?) {

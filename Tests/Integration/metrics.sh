@@ -369,6 +369,38 @@ test_core_dump() {
         fail "LIFECYCLE_RUN_COREDUMP_CURSOR $cursor does not point at systemd-coredump's entry of lc-dump.service"
 }
 
+is_failed() { [[ $(unit_prop "$1" ActiveState) == failed ]]; }
+
+# A run that dumped core while lifecycled was stopped: its crash notice, recovered from PID 1's journal, takes its dump
+# from systemd-coredump's entry. No systemd-coredump runs here (the host kernel's core_pattern is not it), so the entry
+# is written in the form systemd-coredump writes it by a unit named as its instances are: journald's trusted
+# _SYSTEMD_UNIT is what lifecycled checks, and an entry from any other unit must be refused.
+test_recovered_core_dump() {
+    local second fields cursor entry
+    c_exec systemctl stop lifecycled.service
+    c_exec systemctl reset-failed lc-dump.service
+    c_exec systemctl start lc-dump.service
+    wait_for "$WAIT" is_failed lc-dump.service
+    second=$(c_exec systemctl show -P ExecMainExitTimestamp --timestamp=unix lc-dump.service)
+    second=${second#@}
+    entry="MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nMESSAGE=Process 1 (sh) of user 0 dumped core.\n"
+    entry+="COREDUMP_UNIT=lc-dump.service\nCOREDUMP_SIGNAL=11\nCOREDUMP_TIMESTAMP=${second}000000\n"
+    # A forged one first, from a unit that is not systemd-coredump, with another signal: it must not be taken.
+    c_exec systemd-run --quiet --wait --unit=lc-forger.service sh -c "printf '${entry/SIGNAL=11/SIGNAL=6}' | logger --journald"
+    c_exec systemd-run --quiet --wait --unit=systemd-coredump@lc-test.service sh -c "printf '$entry' | logger --journald"
+    c_exec systemctl start lifecycled.service
+    wait_for "$WAIT" has_reconciled_crash lc-dump.service
+    fields=$(last_crash lc-dump.service)
+    assert_eq true "$(jq -r '.LIFECYCLE_RECONCILED // "absent"' <<<"$fields")" "the crash notice is a recovered one"
+    assert_eq 11 "$(jq -r '.LIFECYCLE_RUN_COREDUMP_SIGNAL // "absent"' <<<"$fields")" "the recovered dump's signal"
+    cursor=$(jq -r '.LIFECYCLE_RUN_COREDUMP_CURSOR // "absent"' <<<"$fields")
+    assert_eq systemd-coredump@lc-test.service \
+        "$(c_exec journalctl --no-pager -o json --cursor="$cursor" | head -n 1 | jq -r ._SYSTEMD_UNIT)" \
+        "the unit of the entry LIFECYCLE_RUN_COREDUMP_CURSOR points at"
+}
+
+has_reconciled_crash() { [[ $(last_crash "$1" | jq -r '.LIFECYCLE_RECONCILED // ""') == true ]]; }
+
 # --- run -----------------------------------------------------------------------------------------------------------
 
 PORT=$(free_port) || { echo "metrics.sh: no free loopback port" >&2; exit 1; }
@@ -401,6 +433,8 @@ run_test "a run's record: a start with ExecStartPre=/bin/sleep 1 takes about 1 s
     test_run_record
 run_test "a run that dumps core: its crash notice, runs and the counter carry the dump and its signal; the cursor where systemd-coredump keeps dumps" \
     test_core_dump
+run_test "a run that dumped core while lifecycled was stopped: the recovered crash notice takes systemd-coredump's entry, not a forged one" \
+    test_recovered_core_dump
 run_test "promtool accepts the alert rules, their tests pass, it accepts the served metrics" test_alert_rules
 
 container_poweroff

@@ -182,4 +182,37 @@ struct RunHistoryTests {
         ])
         #expect(history.runs["a.service"]?.first?.record == RunRecord(startupSeconds: 1.5, cpuSeconds: 0.25))
     }
+
+    @Test("runs that dumped core take systemd-coredump's entries within them, in order; other units' and earlier dumps are not theirs")
+    func coreDumps() {
+        func dumped(_ run: String, at time: Milliseconds, signal: String = "11") -> [RunEnding.Entry] {
+            [
+                entry("web.service", run, ID.unitProcessExit, time, ["EXIT_CODE": "dumped", "EXIT_STATUS": signal]),
+                entry("web.service", run, ID.unitFailureResult, time, ["UNIT_RESULT": "core-dump"]),
+            ]
+        }
+        var history = RunHistory(entries: [entry("web.service", "a", ID.unitStarted, 10_200)] + dumped("a", at: 12_500)
+            + [entry("web.service", "b", ID.unitStarted, 12_600)] + dumped("b", at: 12_900, signal: "6")
+            + [entry("web.service", "c", ID.unitStarted, 13_000), entry("web.service", "c", ID.unitSuccess, 14_000)]
+            + [entry("web.service", "d", ID.unitStarted, 20_000)] + dumped("d", at: 21_000))
+        #expect(history.coreDumpSpan == 10_000...21_000, "from the second the first dumped run began to the last one's end")
+        func dump(_ unit: String, second: Int, signal: String, by writer: String = "systemd-coredump@1.service") -> RunEnding.Entry {
+            RunEnding.Entry(messageID: CoreDump.messageID, time: 0, fields: [
+                "MESSAGE_ID": CoreDump.messageID, "COREDUMP_UNIT": unit, "COREDUMP_SIGNAL": signal,
+                "COREDUMP_TIMESTAMP": "\(second)000000", "_SYSTEMD_UNIT": writer,
+            ])
+        }
+        history.addCoreDumps([
+            (dump("web.service", second: 5, signal: "11"), "before"),
+            (dump("db.service", second: 12, signal: "11"), "db"),
+            (dump("web.service", second: 12, signal: "11", by: "evil.service"), "forged"),
+            (dump("web.service", second: 12, signal: "11"), "first"),
+            (dump("web.service", second: 12, signal: "6"), "second"),
+        ])
+        let records = history.runs["web.service"]?.map(\.record.coredump)
+        #expect(records == [
+            CoreDump(signal: 11, cursor: "first"), CoreDump(signal: 6, cursor: "second"), nil, nil,
+        ], "a and b share second 12 and take its dumps in order; c did not dump; d's dump is not in the journal")
+        #expect(history.coreDumpSpan == 20_000...21_000, "only d is left to find")
+    }
 }

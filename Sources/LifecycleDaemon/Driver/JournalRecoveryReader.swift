@@ -208,13 +208,21 @@ struct JournalRecoveryReader {
         logger.debug("Read \(count) of PID 1's journal entries to reconcile")
         // The end of the history (the journal's tail when the recovery began) or of the journal: the last slice.
         guard let stoppedAt, !passedEnd else {
-            answer.history = builder.finish()
+            answer.history = withCoreDumps(builder.finish())
             return
         }
-        answer.history = builder.takeDecided()
+        answer.history = withCoreDumps(builder.takeDecided())
         var next = sliced
         next.undecided = builder
         answer.resume = HistoryResume(cursor: stoppedAt, sliced: next)
+    }
+
+    /// `history` with the dumps of its runs that dumped core, from systemd-coredump's entries: they are not PID 1's.
+    private func withCoreDumps(_ history: RunHistory) -> RunHistory {
+        guard let span = history.coreDumpSpan else { return history }
+        var history = history
+        history.addCoreDumps(RunJournalReader(logger: logger).coreDumps(within: span))
+        return history
     }
 
     /// The time (µs since the epoch) of the last entry of the newest earlier lifecycled that tracked units.

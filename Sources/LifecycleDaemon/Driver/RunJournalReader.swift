@@ -28,9 +28,7 @@ struct RunJournalReader {
             let entries = try reader.entries(
                 matching: ["_PID=1", "UNIT=\(run.unit)", "INVOCATION_ID=\(run.invocationID)"], fields: ["MESSAGE_ID"]
             )
-            return OOMKiller.killer(in: entries.compactMap { entry in
-                entry.fields["MESSAGE_ID"].map { RunEnding.Entry(messageID: $0, time: 0, fields: entry.fields) }
-            })
+            return OOMKiller.killer(in: entries.map(Self.engineEntry))
         } catch {
             logger.warning("Failed to read the journal about \(run.unit)", metadata: ["error": "\(error)"])
             return nil
@@ -46,20 +44,38 @@ struct RunJournalReader {
             let found = try reader.newestEntry(
                 matching: ["MESSAGE_ID=\(CoreDump.messageID)", "COREDUMP_UNIT=\(unit)"], fields: CoreDump.fields,
                 withCursor: true,
-                where: { entry in
-                    CoreDump.isCrash(
-                        RunEnding.Entry(messageID: CoreDump.messageID, time: 0, fields: entry.fields), of: unit,
-                        within: span
-                    )
-                }
+                where: { CoreDump.isCrash(Self.engineEntry($0), of: unit, within: span) }
             )
             guard let found else { return .pending }
-            let entry = RunEnding.Entry(messageID: CoreDump.messageID, time: 0, fields: found.fields)
-            return CoreDump(entry: entry, cursor: found.cursor).map(CoreDumpLookup.found) ?? .pending
+            return CoreDump(entry: Self.engineEntry(found), cursor: found.cursor).map(CoreDumpLookup.found) ?? .pending
         } catch {
             logger.warning("Failed to read the journal for a core dump of \(unit)", metadata: ["error": "\(error)"])
             return .unavailable
         }
+    }
+
+    /// systemd-coredump's entries of crashes within `span`, oldest first, with their cursors: for the runs of a
+    /// history that dumped core (``RunHistory/addCoreDumps(_:bus:)``). Empty when the journal cannot be read (logged).
+    func coreDumps(within span: ClosedRange<Milliseconds>) -> [(entry: RunEnding.Entry, cursor: String?)] {
+        var dumps: [(entry: RunEnding.Entry, cursor: String?)] = []
+        do {
+            // Written after the crash (once processed): read from the span's start to the end of the journal.
+            try reader.forEachEntry(
+                matching: ["MESSAGE_ID=\(CoreDump.messageID)"], fields: CoreDump.fields,
+                since: UInt64(max(span.lowerBound, 0)) * 1_000, withCursors: true
+            ) { found in
+                let entry = Self.engineEntry(found)
+                if let time = CoreDump.crashTime(entry), span.contains(time) { dumps.append((entry, found.cursor)) }
+            }
+        } catch {
+            logger.warning("Failed to read the journal for core dumps of recovered runs", metadata: ["error": "\(error)"])
+        }
+        return dumps
+    }
+
+    /// An entry as the engine's parsers take it (only its fields count here, not its time).
+    private static func engineEntry(_ entry: JournalEntry) -> RunEnding.Entry {
+        RunEnding.Entry(messageID: entry.fields["MESSAGE_ID"] ?? "", time: 0, fields: entry.fields)
     }
 
     private var reader: JournalReader {

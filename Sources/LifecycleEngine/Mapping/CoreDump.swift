@@ -66,9 +66,16 @@ public struct CoreDump: Sendable, Hashable, Codable {
         entry.fields["COREDUMP_TIMESTAMP"].flatMap(RunRecord.decimal).map { Milliseconds($0 / 1_000) }
     }
 
+    /// Where the crash of a run that began at `began` and ended at `ended` (ms since the epoch) lies: from the second
+    /// it began, since the crash time has whole seconds, to its end, which the crash came before (the kernel and PID 1
+    /// read the same wall clock).
+    public static func span(began: Milliseconds, ended: Milliseconds) -> ClosedRange<Milliseconds> {
+        let start = min(began, ended)
+        return (start - start % 1_000)...ended
+    }
+
     /// True when `entry` is systemd-coredump's record of a crash in `unit` (``isCoreDump(_:of:bus:)``) that happened
-    /// within `span` (ms since the epoch). The crash time has whole seconds, so a span should begin at the second its
-    /// run began.
+    /// within `span` (ms since the epoch, ``span(began:ended:)``).
     public static func isCrash(
         _ entry: RunEnding.Entry, of unit: String, bus: BusKind = .system, within span: ClosedRange<Milliseconds>
     ) -> Bool {

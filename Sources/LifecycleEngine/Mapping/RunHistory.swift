@@ -179,6 +179,42 @@ public struct RunHistory: Sendable, Hashable {
 
     /// The units the history has runs of.
     public var units: Dictionary<String, [Run]>.Keys { runs.keys }
+
+    /// From when systemd-coredump's entries are needed to find the dumps of the runs whose main process dumped core
+    /// (their ending says so: ``CrashDetails/coreDump``), to their end; nil when no run did.
+    public var coreDumpSpan: ClosedRange<Milliseconds>? {
+        let spans = runs.values.joined().compactMap(Self.coreDumpSpan)
+        guard let first = spans.map(\.lowerBound).min(), let last = spans.map(\.upperBound).max() else { return nil }
+        return first...last
+    }
+
+    /// Gives each run whose main process dumped core the entry of systemd-coredump that recorded its dump: of
+    /// `dumps` (systemd-coredump's entries, oldest first, with their cursors), the first not given yet of the run's
+    /// unit whose crash lies within the run (``CoreDump/span(began:ended:)``). Runs are served in the order they
+    /// began, so two runs that share a second (a restart within it) take their dumps in order. systemd-coredump's
+    /// entries are not PID 1's, so the history's own read has none of them.
+    public mutating func addCoreDumps(_ dumps: [(entry: RunEnding.Entry, cursor: String?)], bus: BusKind = .system) {
+        guard !dumps.isEmpty else { return }
+        var taken = Set<Int>()
+        for unit in runs.keys.sorted() {
+            for index in runs[unit]!.indices {
+                guard let span = Self.coreDumpSpan(runs[unit]![index]) else { continue }
+                let found = dumps.indices.first { candidate in
+                    !taken.contains(candidate) && CoreDump.isCrash(dumps[candidate].entry, of: unit, bus: bus, within: span)
+                }
+                guard let found, let dump = CoreDump(entry: dumps[found].entry, cursor: dumps[found].cursor) else { continue }
+                taken.insert(found)
+                runs[unit]![index].record.coredump = dump.merging(runs[unit]![index].record.coredump)
+            }
+        }
+    }
+
+    /// Where the crash of `run` lies, when its main process dumped core and no dump was given it yet.
+    private static func coreDumpSpan(_ run: Run) -> ClosedRange<Milliseconds>? {
+        guard case .failed(let details, let ended)? = run.ending, details.coreDump != nil, run.record.coredump == nil
+        else { return nil }
+        return CoreDump.span(began: run.began, ended: ended)
+    }
 }
 
 extension [RunEnding.Entry] {

@@ -85,13 +85,15 @@ public struct JournalReader: Sendable {
 
     /// The entries matching every `match` (`FIELD=value`; matches of different fields must all hold, of one field
     /// any), oldest first, from `since` (microseconds since the epoch; nil: the oldest entry), with the values of
-    /// `fields`.
+    /// `fields`, and with their cursors when `withCursors`.
     ///
     /// Wraps `sd_journal_open(3)`, `sd_journal_add_match(3)`, `sd_journal_seek_realtime_usec(3)`,
     /// `sd_journal_next(3)` and `sd_journal_get_data(3)`.
-    public func entries(matching matches: [String], fields: [String], since: UInt64? = nil) throws(SystemdError) -> [JournalEntry] {
+    public func entries(
+        matching matches: [String], fields: [String], since: UInt64? = nil, withCursors: Bool = false
+    ) throws(SystemdError) -> [JournalEntry] {
         var entries: [JournalEntry] = []
-        try forEachEntry(matching: matches, fields: fields, since: since) { entries.append($0) }
+        try forEachEntry(matching: matches, fields: fields, since: since, withCursors: withCursors) { entries.append($0) }
         return entries
     }
 
@@ -102,7 +104,7 @@ public struct JournalReader: Sendable {
     @discardableResult
     public func forEachEntry(
         matching matches: [String], fields: [String], since: UInt64? = nil, limit: Int = .max,
-        _ body: (JournalEntry) -> Void
+        withCursors: Bool = false, _ body: (JournalEntry) -> Void
     ) throws(SystemdError) -> String? {
         var walk = Walk()
         var journal = try open(matching: matches, damage: &walk.damage)
@@ -110,7 +112,10 @@ public struct JournalReader: Sendable {
         if let since {
             try check(sd_journal_seek_realtime_usec(journal, since), "seek the journal")
         }
-        return try walkForward(&journal, matches: matches, fields: fields, walk: &walk, skipping: nil, limit: limit, body)
+        return try walkForward(
+            &journal, matches: matches, fields: fields, walk: &walk, skipping: nil, limit: limit,
+            withCursors: withCursors, body
+        )
     }
 
     /// The entries ``forEachEntry(matching:fields:after:_:)`` gives, and whether the entry at `cursor` was found.
@@ -144,7 +149,8 @@ public struct JournalReader: Sendable {
         try check(cursor.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(cursor)")
         // The entry at the cursor was taken into account already.
         let stoppedAt = try walkForward(
-            &journal, matches: matches, fields: fields, walk: &walk, skipping: cursor, limit: limit, body
+            &journal, matches: matches, fields: fields, walk: &walk, skipping: cursor, limit: limit, withCursors: false,
+            body
         )
         return (found, stoppedAt)
     }
@@ -152,18 +158,19 @@ public struct JournalReader: Sendable {
     /// Reads forward from where `journal` stands, calling `body` with each entry but the one at `skipping` (the
     /// first entry, when it is that one). Every ``entriesPerOpening`` entries it closes the journal and opens it again
     /// at the entry read last, which the new opening then skips. After `limit` entries it stops and returns the
-    /// cursor of the last one; nil when it read to the end.
+    /// cursor of the last one; nil when it read to the end. With `withCursors`, each entry carries its cursor.
     private func walkForward(
         _ journal: inout OpaquePointer, matches: [String], fields: [String], walk: inout Walk, skipping cursor: String?,
-        limit: Int, _ body: (JournalEntry) -> Void
+        limit: Int, withCursors: Bool, _ body: (JournalEntry) -> Void
     ) throws(SystemdError) -> String? {
         var skipped = cursor
         var count = 0
-        while let entry = walk.step(journal, sd_journal_next, fields: fields) {
+        while var entry = walk.step(journal, sd_journal_next, fields: fields) {
             if let position = skipped {
                 skipped = nil
                 if position.withCString({ sd_journal_test_cursor(journal, $0) }) > 0 { continue }
             }
+            if withCursors { entry.cursor = Self.cursor(of: journal) }
             body(entry)
             count += 1
             // Without a cursor to go on from, the read goes on instead: stopping would lose the rest.
