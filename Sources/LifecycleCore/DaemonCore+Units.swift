@@ -9,23 +9,23 @@ extension DaemonCore {
     mutating func take(_ snapshots: [UnitSnapshot]) {
         isReloading = false
         switch phase {
-        case .starting(let buffered):
-            phase = .recovering(.start, listing: snapshots, buffered: buffered)
+        case .starting(let held):
+            phase = .recovering(.start, listing: snapshots, held: held)
             // A long history takes a while to read: ask systemd for more than its start timeout.
             if readsManagerJournal { extendStart(status: "Reading PID 1's journal for missed runs") }
             journalPositions.recoveredReadAt = now
             effects.append(.readRecovery(startQuery(listing: snapshots)))
-        case .signalsLost(let since, let buffered):
-            phase = .recovering(.signalsLost(since: since), listing: snapshots, buffered: buffered)
+        case .signalsLost(let since, let held):
+            phase = .recovering(.signalsLost(since: since), listing: snapshots, held: held)
             if readsManagerJournal {
                 journalPositions.recoveredReadAt = now
                 effects.append(.readRecovery(RecoveryQuery(history: .since(microseconds: since), catchUp: [], endings: [])))
             } else {
                 recover(with: RecoveryAnswer())  // without PID 1's journal the listing is all there is
             }
-        case .recovering(let cause, _, let buffered):
+        case .recovering(let cause, _, let held):
             // The source listed again before the journal answered: the newer listing is the one to take.
-            phase = .recovering(cause, listing: snapshots, buffered: buffered)
+            phase = .recovering(cause, listing: snapshots, held: held)
         case .tracking:
             work.append(.resync(snapshots, isFirst: false))
             work.append(.finishRecovery(nil, watchedUnits: watchedCount(snapshots)))
@@ -35,28 +35,15 @@ extension DaemonCore {
     }
 
     mutating func take(_ change: BufferedChange) {
-        switch phase {
-        case .starting(var buffered):
-            buffered.append(change)
-            phase = .starting(buffered: buffered)
-        case .recovering(let cause, let listing, var buffered):
-            buffered.append(change)
-            phase = .recovering(cause, listing: listing, buffered: buffered)
-        case .signalsLost(let since, var buffered):
-            buffered.append(change)
-            phase = .signalsLost(since: since, buffered: buffered)
-        case .tracking:
-            work.append(.change(change))
-        case .stopping:
-            break
-        }
+        guard !phase.hold(change), phase == .tracking else { return }
+        work.append(.change(change))
     }
 
     /// From now until the next listing, systemd's signals may be lost: that listing is preceded by what PID 1's
     /// journal logged meanwhile, and the changes that arrive before it wait for it.
     mutating func loseSignals() {
         guard case .tracking = phase else { return }  // before tracking, the start's recovery covers the gap
-        phase = .signalsLost(since: UInt64(max(0, now)) * 1_000, buffered: [])
+        phase = .signalsLost(since: UInt64(max(0, now)) * 1_000, held: HeldInputs())
         journalPositions.trackingInterrupted()
     }
 
@@ -86,7 +73,7 @@ extension DaemonCore {
     /// history read in slices is recorded a slice at a time, the next slice read once the last one's runs are made;
     /// the listing is compared with the last slice only, which is the newest (the listing was taken before).
     mutating func recover(with answer: RecoveryAnswer) {
-        guard case .recovering(let cause, let listing, let buffered) = phase else { return }
+        guard case .recovering(let cause, let listing, let held) = phase else { return }
         if !answer.isContinuation { journalPositions.recovered = answer.position }
         let isLastSlice = answer.resume == nil
         let units: [UnitReconciliation]
@@ -135,7 +122,7 @@ extension DaemonCore {
             return
         }
         work.append(.resync(listing, isFirst: cause == .start))
-        work.append(contentsOf: buffered.lazy.map(Work.change))
+        work.append(contentsOf: held.changes.lazy.map(Work.change))
         work.append(.finishRecovery(cause, watchedUnits: watchedCount(listing)))
     }
 
@@ -163,18 +150,18 @@ extension DaemonCore {
     }
 
     private mutating func finishRecovery(_ cause: RecoveryCause?, watchedUnits: Int) {
+        // The changes held were queued as work with the recovery; the requests run now.
+        deferred.prepend(contentsOf: phase.held?.requests ?? [])
         phase = .tracking
         recoveryProgress = nil
         health.watchedUnits = watchedUnits
         report(status: "Watching \(watchedUnits) loaded units")
-        deferred.prepend(contentsOf: heldRequests)
-        heldRequests = []
         if cause != nil { saveRecoveredJournalPosition() }
         if cause == .start {
             effects.append(.publishManager)
-        } else if cause != nil, isManagerStale {
+        } else if cause != nil, readiness == .readyInterfaceLost {
             // The bus came back (dbus-daemon restarted): the old connection's name and object are gone.
-            isManagerStale = false
+            readiness = .ready
             effects.append(.publishManager)
         }
     }
@@ -185,7 +172,7 @@ extension DaemonCore {
         progress.reportedAt = now
         recoveryProgress = progress
         let status = "Recovering \(progress.done) of \(progress.total) runs"
-        if isReady {
+        if readiness != .starting {
             report(status: status)
         } else {
             extendStart(status: status)

@@ -53,24 +53,19 @@ public struct DaemonCore: Sendable {
         }
     }
 
-    public internal(set) var phase: DaemonPhase = .starting(buffered: [])
+    public internal(set) var phase: DaemonPhase = .starting(held: HeldInputs())
     public internal(set) var tracker: UnitTracker
     public internal(set) var dispatchCount = 0
     var outbox: Outbox
     var work = Queue<Work>()
     /// Inputs that came while work was waiting, in order.
     var deferred = Queue<DaemonInput>()
-    /// Requests that came before recovery was done; they run once it is.
-    var heldRequests: [DaemonInput] = []
     /// The begin waiting for an answer before it can be applied.
     var awaited: AwaitedAnswer?
     var isReloading = false
     /// Runs rebuilt from the whole journal at the first start, whose begins read no version.
     var unversionedRuns: Set<String> = []
-    /// The bus connection broke after the D-Bus interface was published: publish it again once systemd is back.
-    var isManagerStale = false
-    /// READY=1 was sent.
-    var isReady = false
+    var readiness = Readiness.starting
     var statusText = "Starting"
     /// Units whose state file could not be read at start: they start fresh, numbered after their last dispatch.
     let unitsSetAside: Set<String>
@@ -183,7 +178,7 @@ public struct DaemonCore: Sendable {
         case .connectionLost(let reason):
             log(.warning, "Lost the bus connection, reconnecting: \(reason)")
             health.busReconnects += 1
-            isManagerStale = isManagerStale || isReady
+            if readiness == .ready { readiness = .readyInterfaceLost }
             loseSignals()
             effects.append(.notify([.status(shown("Reconnecting to the bus: \(reason)"))]))
         case .recovered(let answer): recover(with: answer)
@@ -240,8 +235,8 @@ public struct DaemonCore: Sendable {
 
     /// READY=1 once the first recovery is done and the D-Bus interface is published (or given up on).
     private mutating func becomeReady() {
-        guard !isReady else { return }
-        isReady = true
+        guard readiness == .starting else { return }
+        readiness = .ready
         effects.append(.notify([.ready, .status(shown(statusText))]))
         // The tracking entry says it in the journal ("Tracking: Watching N loaded units"): no second log line.
         effects.append(.markTracking(status: statusText))
@@ -253,7 +248,7 @@ public struct DaemonCore: Sendable {
     mutating func report(status: String) {
         guard status != statusText else { return }
         statusText = status
-        if isReady { effects.append(.notify([.status(shown(status))])) }
+        if readiness != .starting { effects.append(.notify([.status(shown(status))])) }
     }
 
     /// `status` as `systemctl status` shows it: a state directory that cannot be written comes first, whatever else
@@ -266,8 +261,9 @@ public struct DaemonCore: Sendable {
     // MARK: - Requests, reloads, timers
 
     private mutating func handle(_ request: EventRequest, token: ReplyToken, input: DaemonInput) {
+        // Held until the recovery is done; stopping, a request is not taken.
         guard phase == .tracking else {
-            heldRequests.append(input)
+            _ = phase.hold(request: input)
             return
         }
         let result = switch request.event {

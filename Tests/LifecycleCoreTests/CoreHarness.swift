@@ -84,6 +84,8 @@ struct CoreHarness {
     var archive: [String: UnitRecord] = [:]
     var archiveReads: [[String]] = []
     var archiveReadable = true
+    /// Every effect performed, in order.
+    var performed: [DaemonEffect] = []
 
     init(
         records: [UnitRecord] = [], pattern: String = "web*.service", autotracking: Bool = true,
@@ -105,6 +107,7 @@ struct CoreHarness {
         // The daemon's order (EffectQueue), with this harness's journal, bus and files.
         var effects = EffectQueue(core.handle(input, now: now))
         while let effect = effects.next() {
+            performed.append(effect)
             if let answer = perform(effect) { effects.answered(core.handle(answer, now: now)) }
         }
     }

@@ -28,9 +28,9 @@ struct DaemonCoreOrderingTests {
         h.send(.changed(H.snapshot("active", "d", second: 20)))
         h.send(.listing([H.snapshot("active", "d", second: 20)]))
         #expect(h.journal.isEmpty, "nothing is dispatched before the journal said what was missed")
-        #expect(h.core.phase == .recovering(.start, listing: [H.snapshot("active", "d", second: 20)], buffered: [
+        #expect(h.core.phase == .recovering(.start, listing: [H.snapshot("active", "d", second: 20)], held: HeldInputs(changes: [
             BufferedChange(snapshot: H.snapshot("active", "d", second: 20), whileReloading: false),
-        ]))
+        ])))
         h.send(.recovered(RecoveryAnswer(history: H.history([
             ("a", 1, 5, nil), ("b", 6, 7, "exit-code"), ("c", 8, 9, nil), ("d", 20, nil, nil),
         ]))))
