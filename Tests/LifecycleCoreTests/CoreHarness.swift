@@ -84,7 +84,7 @@ struct CoreHarness {
     var archive: [String: UnitRecord] = [:]
     var archiveReads: [[String]] = []
     var archiveReadable = true
-    /// Every effect performed, in order.
+    /// Every effect performed, in order, and `exit` when the loop ended.
     var performed: [DaemonEffect] = []
 
     init(
@@ -104,12 +104,12 @@ struct CoreHarness {
 
     /// Hands `input` to the core and performs its effects, answering what can be answered at once.
     mutating func send(_ input: DaemonInput) {
-        // The daemon's order (EffectQueue), with this harness's journal, bus and files.
-        var effects = EffectQueue(core.handle(input, now: now))
-        while let effect = effects.next() {
+        // The daemon's loop, with this harness's journal, bus and files.
+        let goesOn = DaemonLoop.run(input, handle: { core.handle($0, now: now) }) { effect in
             performed.append(effect)
-            if let answer = perform(effect) { effects.answered(core.handle(answer, now: now)) }
+            return perform(effect)
         }
+        if !goesOn { performed.append(.exit) }
     }
 
     private mutating func perform(_ effect: DaemonEffect) -> DaemonInput? {

@@ -9,11 +9,11 @@ import LifecycleSystemd
 import Logging
 
 extension LifecycleDaemon {
-    /// Performs one effect of the core.
+    /// Performs one effect of the core, without waiting: an effect that waits for the bus is handed to
+    /// ``performOnBus(_:)``, and its answer comes later as an input.
     ///
     /// - Returns: the answer to give the core at once, for effects that have one and can give it now.
-    /// - Throws: when the first subscription to systemd fails: lifecycled cannot do its work then.
-    func perform(_ effect: DaemonEffect) async throws -> DaemonInput? {
+    func perform(_ effect: DaemonEffect) -> DaemonInput? {
         switch effect {
         case .save(let record):
             do {
@@ -35,12 +35,8 @@ extension LifecycleDaemon {
             } catch {
                 logger.warning("Failed to write a probe to the journal", metadata: ["error": "\(error)"])
             }
-        case .readVersion(let unit, let invocationID, let versionSource):
-            return .versionRead(
-                unit: unit, version: await version(of: unit, invocationID: invocationID, from: versionSource)
-            )
-        case .readRunCost(let run):
-            return .runCostRead(run, await source?.runCost(of: run.unit, invocationID: run.invocationID))
+        case .readVersion, .readRunCost, .watch, .publishManager, .prefetchVersions:
+            performOnBus(effect)
         case .readRunEnding(let unit, let invocationID, let barrier):
             return readEnding(of: unit, invocationID: invocationID, barrier: barrier)
         case .readRunJournal(let query):
@@ -57,18 +53,8 @@ extension LifecycleDaemon {
             } catch {
                 logger.warning("Failed to save how far PID 1's journal was read", metadata: ["error": "\(error)"])
             }
-        case .watch(let patterns):
-            try await watch(patterns)
-        case .publishManager:
-            await manager?.stop()
-            manager = await publishManager(on: options.bus(core.configuration), logger: logger)
-            return .managerPublished(manager != nil)
         case .reply(let token, let result):
             replies.removeValue(forKey: token)?.resume(returning: result)
-        case .prefetchVersions(let runs):
-            await source?.prefetchDetails(of: runs.map { run in
-                (run.unit, run.invocationID, core.configuration.versionSource(for: run.unit).detailsParts)
-            })
         case .releaseMemory:
             ProcessMemory.releaseStartupMemory()
         case .notify(let notifications):
@@ -200,7 +186,7 @@ extension LifecycleDaemon {
     }
 
     /// Subscribes to systemd for `patterns`, replacing the current subscription (none when `patterns` is empty).
-    private func watch(_ patterns: [UnitPattern]) async throws {
+    func watch(_ patterns: [UnitPattern]) async throws {
         let isFirst = source == nil
         await stopSource()
         guard !patterns.isEmpty else { return }
@@ -233,7 +219,7 @@ extension LifecycleDaemon {
     }
 
     /// The version of the unit's run by `versionSource`; nil (no update detection) when it cannot be read.
-    private func version(of unit: String, invocationID: String, from versionSource: VersionSource) async -> String? {
+    func version(of unit: String, invocationID: String, from versionSource: VersionSource) async -> String? {
         guard let source else { return nil }
         let details: UnitDetails
         do {

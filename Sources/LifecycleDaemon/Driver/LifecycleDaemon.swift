@@ -8,9 +8,10 @@ import LifecycleSystemd
 import Logging
 
 /// lifecycled's one loop: takes every input in turn (systemd's signals, D-Bus calls, SIGHUP, timers, SIGTERM), hands
-/// it to the pure ``DaemonCore`` and performs the effects it returns, in order. The loop is the only code that
-/// touches the core; an effect with an answer feeds it back before the next effect runs, so no input is ever handled
-/// between two halves of a transition.
+/// it to the pure ``DaemonCore`` and performs the effects it returns, in order (``DaemonLoop``). The loop is the only
+/// code that changes the core, and it never suspends: an answer given at once goes back before the next effect, and
+/// an effect that waits for the bus is performed by a task of its own whose answer comes back as an input
+/// (``performOnBus(_:)``). So no input is ever handled between two halves of a transition.
 ///
 /// Everything runs on one thread, ``thread``: this actor, the unit source and the D-Bus interface all have it as their
 /// executor, and timers and Unix signals are sources of its poll loop. Nothing runs on Swift's global executor, whose
@@ -36,6 +37,11 @@ public actor LifecycleDaemon {
     var lastReplyID: UInt64 = 0
     /// Why the last metrics write failed; nil while writes work.
     var metricsFailure: String?
+    /// Effects waiting for the bus, in order, and the task that performs them (``performOnBus(_:)``).
+    var busEffects: [DaemonEffect] = []
+    var busWorker: Task<Void, Never>?
+    /// Why the first subscription to systemd failed: ``run()`` stops and throws it.
+    var startFailure: (any Error)?
     /// The thread of the loop, its bus connections, timers and signals.
     public nonisolated let thread: BusThread
     private nonisolated let ownsThread: Bool
@@ -100,11 +106,13 @@ public actor LifecycleDaemon {
         if let interval = try? notifier.watchdogInterval() { pingWatchdog(every: interval / 2) }
         input.yield(.start)
         for await next in inputs {
-            guard try await handle(next) else { break }
+            guard handle(next) else { break }
         }
+        await busWorker?.value
         await manager?.stop()
         await stopSource()
         for timer in timers.values { thread.cancel(timer) }
+        if let startFailure { throw startFailure }
     }
 
     /// Ends the loop's thread when the daemon started it; call it after ``run()`` returned, from outside the thread.
@@ -112,17 +120,12 @@ public actor LifecycleDaemon {
         if ownsThread { await thread.shutdown() }
     }
 
-    /// Hands one input to the core and performs its effects, in the order ``EffectQueue`` says: an answer goes back
-    /// to the core at once and its own effects run before the rest.
+    /// Hands one input to the core and performs its effects (``DaemonLoop``), without suspending: the actor is
+    /// never re-entered in the middle of an input.
     ///
     /// - Returns: false once the core says the loop is done.
-    private func handle(_ next: DaemonInput) async throws -> Bool {
-        var effects = EffectQueue(core.handle(next, now: Self.now()))
-        while let effect = effects.next() {
-            if effect == .exit { return false }
-            if let answer = try await perform(effect) { effects.answered(core.handle(answer, now: Self.now())) }
-        }
-        return true
+    private func handle(_ next: DaemonInput) -> Bool {
+        DaemonLoop.run(next, handle: { core.handle($0, now: Self.now()) }, perform: { perform($0) })
     }
 
     /// SIGHUP reads the configuration again (the core takes it or keeps the previous one); SIGTERM and SIGINT stop.

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleCore
+import LifecycleEngine
+import LifecycleSystemd
+
+extension LifecycleDaemon {
+    /// Starts an effect that waits for the bus (a D-Bus call). They are performed one at a time, in the order the core
+    /// asked for them, by one task on the loop's thread, and each answer is handed to the loop as an input. The loop
+    /// goes on meanwhile, and the core holds whatever must wait for the answer; so no effect ever suspends the loop,
+    /// and nothing can run between the halves of an input.
+    func performOnBus(_ effect: DaemonEffect) {
+        busEffects.append(effect)
+        guard busWorker == nil else { return }
+        busWorker = Task(executorPreference: thread) { await self.performBusEffects() }
+    }
+
+    private func performBusEffects() async {
+        // A few at a time: an answer is awaited before the core asks for more.
+        while !busEffects.isEmpty {
+            if let answer = await busAnswer(busEffects.removeFirst()) { input.yield(answer) }
+        }
+        busWorker = nil
+    }
+
+    /// Performs `effect` on the bus; returns its answer, nil for an effect without one.
+    private func busAnswer(_ effect: DaemonEffect) async -> DaemonInput? {
+        switch effect {
+        case .readVersion(let unit, let invocationID, let versionSource):
+            return .versionRead(
+                unit: unit, version: await version(of: unit, invocationID: invocationID, from: versionSource)
+            )
+        case .readRunCost(let run):
+            return .runCostRead(run, await source?.runCost(of: run.unit, invocationID: run.invocationID))
+        case .watch(let patterns):
+            do {
+                try await watch(patterns)
+            } catch {
+                // The first subscription failed: lifecycled cannot do its work (later ones are logged and go on).
+                startFailure = error
+                input.yield(.stop)
+            }
+        case .publishManager:
+            await manager?.stop()
+            manager = await publishManager(on: options.bus(core.configuration), logger: logger)
+            return .managerPublished(manager != nil)
+        case .prefetchVersions(let runs):
+            await source?.prefetchDetails(of: runs.map { run in
+                (run.unit, run.invocationID, core.configuration.versionSource(for: run.unit).detailsParts)
+            })
+        default:
+            preconditionFailure("\(effect) does not wait for the bus")
+        }
+        return nil
+    }
+}
