@@ -4,20 +4,32 @@ import Testing
 
 @testable import LifecycleCore
 
-/// The order the daemon's loop (and the tests' harness) performs effects in: an answer's effects before the rest.
+/// The order the daemon's loop (``DaemonLoop``, which the tests' harness runs too) performs effects in: an answer's
+/// effects before the rest; the loop ends at `exit`.
 struct EffectQueueTests {
     private func log(_ text: String) -> DaemonEffect { .log(LogLine(.info, text)) }
 
-    /// Performs every effect, answering those named in `answers` with their effects; the order performed.
-    private func perform(_ first: [String], answers: [String: [String]]) -> [String] {
-        var queue = EffectQueue(first.map(log))
+    /// Runs the loop on `.start`, whose effects are `first`; each effect named in `answers` is answered (as a version
+    /// read of its name) and the answer's effects are those. The effects performed, in order, and whether the loop
+    /// goes on.
+    private func run(_ first: [DaemonEffect], answers: [String: [DaemonEffect]]) -> (performed: [String], goesOn: Bool) {
         var performed: [String] = []
-        while let effect = queue.next() {
-            guard case .log(let line) = effect else { continue }
+        let goesOn = DaemonLoop.run(.start, handle: { input in
+            switch input {
+            case .start: first
+            case .versionRead(let name, _): answers[name] ?? []
+            default: []
+            }
+        }) { effect in
+            guard case .log(let line) = effect else { return nil }
             performed.append(line.message)
-            if let answer = answers[line.message] { queue.answered(answer.map(log)) }
+            return answers[line.message] == nil ? nil : .versionRead(unit: line.message, version: nil)
         }
-        return performed
+        return (performed, goesOn)
+    }
+
+    private func perform(_ first: [String], answers: [String: [String]]) -> [String] {
+        run(first.map(log), answers: answers.mapValues { $0.map(log) }).performed
     }
 
     @Test("effects run in order; an answer's effects come before the rest, and their answers' before theirs", arguments: [
@@ -34,5 +46,12 @@ struct EffectQueueTests {
     func answersAtTheEnd() {
         #expect(perform(["a"], answers: ["a": ["b"], "b": ["c"]]) == ["a", "b", "c"])
         #expect(perform([], answers: [:]).isEmpty)
+    }
+
+    @Test("exit ends the loop: nothing after it is performed, an answer's exit included")
+    func exit() {
+        #expect(run([log("a"), .exit, log("b")], answers: [:]) == (["a"], false))
+        #expect(run([log("a"), log("b")], answers: ["a": [.exit]]) == (["a"], false))
+        #expect(run([log("a")], answers: [:]) == (["a"], true))
     }
 }
