@@ -55,6 +55,7 @@ public struct UnitReconciliation: Sendable {
             var begin = Self.reconciled(unit, .began, run.invocationID, run.began)
             // The mapper compares later snapshots with the begin by the monotonic clock when it can.
             begin.monotonicMicroseconds = run.beganMonotonic ?? 0
+            begin.run = RunRecord(startupSeconds: run.record.startupSeconds)
             transitions.append(begin)
             if let end = Self.end(
                 of: run.invocationID, unit: unit, began: run, record: run.record, snapshot: snapshot,

@@ -71,6 +71,7 @@ extension UnitTracker {
                 snapshot.isRunning, !snapshot.isRestartPending
             {
                 listedBegin = UnitReconciliation.reconciled(unit, .began, snapshot.invocationID, snapshot.stateChangeTime)
+                listedBegin?.run = snapshot.beginRecord
             }
             let reconciliation = UnitReconciliation(
                 unit: unit, storedEnd: storedEnd, missed: missed, snapshot: snapshot, listedBegin: listedBegin

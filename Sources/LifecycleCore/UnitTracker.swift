@@ -138,11 +138,12 @@ public struct UnitTracker: Sendable {
         }
         if transition.isReconciled { dispatch?.customData[DispatchField.PayloadKey.reconciled] = .bool(true) }
         // The run's record goes with its end, the sleep or the crash notice (a freeze's sleep ends no run), and into
-        // the unit's totals once, when the end is recorded.
+        // the unit's totals once, when the end is recorded. The launch or wake carries what its begin knows of the
+        // run: its start-up, when the run is active already or was recovered.
         let run = transition.endedRun
         if transition.transition.endsRun, record.runEnded, !stored.runEnded { record.runTotals.add(run) }
-        if transition.transition.endsRun, let end = dispatch {
-            dispatch?.customData = end.customData.merging(run.payload) { own, _ in own }
+        if transition.transition.endsRun || transition.transition == .began, let tracked = dispatch {
+            dispatch?.customData = tracked.customData.merging(run.payload) { own, _ in own }
         }
         // LIFECYCLE_RUN_END=unknown: a sleep whose time is only the last moment the run was known to be going.
         if transition.transition == .endedUnknown {

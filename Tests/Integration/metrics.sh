@@ -300,6 +300,12 @@ last_sleep() {
 
 has_sleep() { [[ -n $(last_sleep "$1") ]]; }
 
+# The fields of the newest launch dispatch of UNIT, as one JSON object.
+last_launch() {
+    c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled _UID=0 "LIFECYCLE_UNIT=$1" \
+        LIFECYCLE_EVENT=launch | tail -n 1
+}
+
 # startups_served UNIT COUNT: node_exporter serves COUNT start-ups of UNIT.
 startups_served() { [[ $(series_value "$(scrape)" "lifecycled_unit_startup_seconds_count{name=\"$1\"}") == "$2" ]]; }
 
@@ -315,6 +321,13 @@ test_run_record() {
     startup=$(jq -r '.LIFECYCLE_RUN_STARTUP_SECONDS // "absent"' <<<"$fields")
     awk -v v="$startup" 'BEGIN { exit !(v >= 0.9 && v <= 2.5) }' ||
         fail "LIFECYCLE_RUN_STARTUP_SECONDS of a start with ExecStartPre=/bin/sleep 1: $startup"
+    # Its launch was written as it began, activating: no start-up yet (never a made-up one).
+    assert_eq absent "$(jq -r '.LIFECYCLE_RUN_STARTUP_SECONDS // "absent"' <<<"$(last_launch lc-slowstart.service)")" \
+        "LIFECYCLE_RUN_STARTUP_SECONDS on the launch of a run seen activating"
+    # A Type=simple service is active as it begins: its launch carries its start-up (a few ms at most).
+    startup=$(jq -r '.LIFECYCLE_RUN_STARTUP_SECONDS // "absent"' <<<"$(last_launch lc-app.service)")
+    awk -v v="$startup" 'BEGIN { exit !(v != "absent" && v >= 0 && v < 0.5) }' ||
+        fail "LIFECYCLE_RUN_STARTUP_SECONDS on the launch of lc-app.service (Type=simple): $startup"
     wait_for "$WAIT" startups_served lc-slowstart.service 1
     text=$(scrape) # node_exporter writes le after the other labels
     assert_eq 0 "$(series_value "$text" 'lifecycled_unit_startup_seconds_bucket{name="lc-slowstart.service",le="0.5"}')" \
@@ -429,7 +442,7 @@ run_test "the counters survive reset-failed and a restart of lifecycled" test_co
 run_test "three SIGKILLs in a row: crash looping is 1" test_crash_loop
 run_test "a metrics_file that cannot be written is logged once; tracking goes on; writing resumes" \
     test_unwritable_metrics_file
-run_test "a run's record: a start with ExecStartPre=/bin/sleep 1 takes about 1 s, in its sleep and the histogram; CPU only where the host accounts it" \
+run_test "a run's record: a start with ExecStartPre=/bin/sleep 1 takes about 1 s, in its sleep and the histogram; a Type=simple launch carries its start-up; CPU only where the host accounts it" \
     test_run_record
 run_test "a run that dumps core: its crash notice, runs and the counter carry the dump and its signal; the cursor where systemd-coredump keeps dumps" \
     test_core_dump

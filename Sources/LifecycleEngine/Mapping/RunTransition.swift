@@ -85,7 +85,8 @@ public struct MappedTransition: Sendable, Hashable {
     public var monotonicMicroseconds: UInt64
     /// True when the transition happened while lifecycled was not running and was recovered at its start.
     public var isReconciled: Bool
-    /// For the end of a run, what the run cost and how it ended, as far as known (empty for any other transition).
+    /// For the end of a run, what the run cost and how it ended, as far as known; for a begin, its start-up when it is
+    /// known already (the run is active, or was recovered); empty for any other transition.
     public var run: RunRecord
 
     public init(

@@ -60,6 +60,18 @@ extension UnitSnapshot {
         )
     }
 
+    /// What the snapshot of a run's begin tells of the run: its start-up, when the run is active already (a service of
+    /// `Type=simple` is active the moment it starts, and systemd's signals often show a run first when it is active).
+    /// Empty while the run is still activating: its end tells the start-up then.
+    public var beginRecord: RunRecord {
+        guard activeState == .active || activeState == .reloading else { return RunRecord() }
+        let timestamps = RunRecord(properties: [
+            "InactiveExitTimestampMonotonic": inactiveExitMonotonic,
+            "ActiveEnterTimestampMonotonic": activeEnterMonotonic,
+        ])
+        return RunRecord(startupSeconds: timestamps.startupSeconds)
+    }
+
     /// systemd's `StateChangeTimestamp` in milliseconds, nil when it reported none.
     public var stateChangeTime: Milliseconds? {
         stateChangeTimestamp > 0 ? Milliseconds(stateChangeTimestamp / 1_000) : nil

@@ -63,19 +63,22 @@ struct UnitRun: Sendable, Equatable {
             runs[last].end = nil
             runs[last].endedAt = nil
             runs[last].result = nil
-            runs[last].record = RunRecord()
+            // The freeze's sleep ended no run: what it carried is forgotten, the run's start-up stays.
+            runs[last].record = RunRecord(startupSeconds: runs[last].record.startupSeconds)
             runs[last].reconciled = runs[last].reconciled || dispatch.isReconciled
             return
         }
-        runs.append(
-            UnitRun(
-                invocationID: id,
-                begin: LifecycleEvent(rawValue: dispatch.kind.rawValue),
-                beganAt: dispatch.time,
-                version: dispatch.version,
-                reconciled: dispatch.isReconciled
-            )
+        var run = UnitRun(
+            invocationID: id,
+            begin: LifecycleEvent(rawValue: dispatch.kind.rawValue),
+            beganAt: dispatch.time,
+            version: dispatch.version,
+            reconciled: dispatch.isReconciled
         )
+        // A launch or wake carries the run's start-up when the run was active already: shown while it goes on. The
+        // rest of the record is its end's.
+        run.record = RunRecord(startupSeconds: finite(dispatch.run).startupSeconds)
+        runs.append(run)
     }
 
     /// A sleep or crash notice: the end of the last run when it has the same InvocationID, else of a run whose
@@ -89,7 +92,7 @@ struct UnitRun: Sendable, Equatable {
         runs[last].end = dispatch.kind.rawValue
         runs[last].endedAt = dispatch.time
         runs[last].reconciled = runs[last].reconciled || dispatch.isReconciled
-        runs[last].record = finite(dispatch.run)
+        runs[last].record = finite(dispatch.run).merging(runs[last].record)
         guard let failure = dispatch.failure else {
             runs[last].result = dispatch.isEndUnknown ? unknownResult : "success"
             return
