@@ -73,7 +73,8 @@ extension DaemonCore {
             if let record = tracker.forget(unit) { archived.append(record) }
         }
         if !archived.isEmpty {
-            effects.append(.archive(archived))
+            let days = configuration.archiveRetentionDays
+            effects.append(.archive(archived, expiredBefore: days >= 0 ? now - Milliseconds(days) * 86_400_000 : nil))
             log(.info, "Archived the records of \(archived.count) units unloaded \(minutes) or more minutes ago")
             // glibc keeps freed memory for reuse: after many records, give it back.
             if goneUnits.releasesMemory(archiving: archived.count, at: now) { effects.append(.releaseMemory) }

@@ -35,8 +35,9 @@ public enum DaemonEffect: Sendable, Equatable {
     /// ever); answer ``DaemonInput/archiveRead(_:)``.
     case readArchive([String])
     /// Move these records (nothing pending, their units gone) to the archive and delete their state files (no answer:
-    /// a failure is logged, and the records stay in their state files for the next start).
-    case archive([UnitRecord])
+    /// a failure is logged, and the records stay in their state files for the next start). A shard that grew large
+    /// is compacted, dropping the records of units last active before `expiredBefore` (nil: none).
+    case archive([UnitRecord], expiredBefore: Milliseconds?)
     /// Subscribe to systemd for these patterns, replacing any earlier subscription; the source then reports a
     /// ``DaemonInput/listing(_:)``.
     case watch([UnitPattern])

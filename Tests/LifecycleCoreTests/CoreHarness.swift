@@ -84,6 +84,8 @@ struct CoreHarness {
     var archive: [String: UnitRecord] = [:]
     var archiveReads: [[String]] = []
     var archiveReadable = true
+    /// The retention cut-off each archiving was given.
+    var archiveExpiredBefore: [Milliseconds?] = []
     /// Every effect performed, in order, and `exit` when the loop ended.
     var performed: [DaemonEffect] = []
 
@@ -188,7 +190,8 @@ struct CoreHarness {
         case .readArchive(let units):
             archiveReads.append(units)
             return .archiveRead(archiveReadable ? units.compactMap { archive[$0] } : nil)
-        case .archive(let records):
+        case .archive(let records, let expiredBefore):
+            archiveExpiredBefore.append(expiredBefore)
             for record in records {
                 archive[record.unit] = record
             }

@@ -65,6 +65,27 @@ struct DaemonCoreArchiveTests {
         #expect(h.dispatches().last == "4 sleep b")
     }
 
+    @Test("archiving tells the archive which records have expired: last active more than archive_retention_days ago")
+    func retention() throws {
+        var h = try afterOneRun()
+        h.send(.unitRemoved(H.unit))
+        movePosition(&h)
+        h.fire(.archiveGoneUnits)
+        #expect(h.archiveExpiredBefore == [h.now - 90 * 24 * Self.hour])
+    }
+
+    @Test("archive_retention_days -1 keeps every archived record")
+    func retentionForever() throws {
+        var h = try afterOneRun()
+        var configuration = h.core.configuration
+        configuration.archiveRetentionDays = -1
+        h.send(.reloaded(.success(ReloadedConfiguration(configuration: configuration, timeZone: H.utc))))
+        h.send(.unitRemoved(H.unit))
+        movePosition(&h)
+        h.fire(.archiveGoneUnits)
+        #expect(h.archiveExpiredBefore == [nil])
+    }
+
     @Test("a unit that comes back before archive_after_minutes stays")
     func returnsInTime() throws {
         var h = try afterOneRun()

@@ -20,6 +20,34 @@ struct ArchiveConfigTests {
         #expect(try decode(#"{"archive_after_minutes": 1440}"#).archiveAfterMinutes == 1440)
     }
 
+    @Test("archive_retention_days: 90 by default; 0 and -1 (forever) are taken")
+    func retention() throws {
+        #expect(try decode("{}").archiveRetentionDays == 90)
+        #expect(try decode(#"{"archive_retention_days": 0}"#).archiveRetentionDays == 0)
+        #expect(try decode(#"{"archive_retention_days": -1}"#).archiveRetentionDays == -1)
+        #expect(try decode(#"{"archive_retention_days": 365}"#).archiveRetentionDays == 365)
+    }
+
+    @Test(
+        "bad retentions are refused, naming the key",
+        arguments: [
+            (#"{"archive_retention_days": "90"}"#, "archive_retention_days: expected an integer number of days, found a string"),
+            (#"{"archive_retention_days": 0.5}"#, "archive_retention_days: expected an integer number of days, found 0.5"),
+            (
+                #"{"archive_retention_days": 9223372036854775807}"#,
+                "archive_retention_days: 9223372036854775807 days is out of range (at most 106751991167; use -1 for forever)"
+            ),
+        ]
+    )
+    func badRetentions(_ text: String, _ message: String) {
+        do {
+            _ = try decode(text)
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect(error.description == "\(Self.file): \(message)")
+        }
+    }
+
     @Test(
         "bad values are refused, naming the key",
         arguments: [

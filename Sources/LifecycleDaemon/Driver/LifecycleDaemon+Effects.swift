@@ -23,8 +23,8 @@ extension LifecycleDaemon {
             }
         case .readArchive(let units):
             return .archiveRead(archivedRecords(of: units))
-        case .archive(let records):
-            archive(records)
+        case .archive(let records, let expiredBefore):
+            archive(records, expiredBefore: expiredBefore)
         case .send(let dispatches):
             return send(dispatches)
         case .lookUp(let dispatches, let probe):
@@ -94,14 +94,27 @@ extension LifecycleDaemon {
     }
 
     /// Appends the records to the archive, then deletes their state files: a crash between the two leaves both, and
-    /// the state file is the one loaded.
-    private func archive(_ records: [UnitRecord]) {
+    /// the state file is the one loaded. Then compacts the shards written to that grew large.
+    private func archive(_ records: [UnitRecord], expiredBefore: Milliseconds?) {
+        let archive = UnitArchive(stateDirectory: store.directory)
+        let sizes: [String: Int]
         do {
-            try UnitArchive(stateDirectory: store.directory).append(records)
+            sizes = try archive.append(records)
             try stateFiles.remove(records.map(\.unit))
         } catch {
             // The records are no longer in memory; their state files bring them back at the next start.
             logger.error("Failed to archive the records of \(records.count) units", metadata: ["error": "\(error)"])
+            return
+        }
+        for (shard, size) in sizes.sorted(by: { $0.key < $1.key })
+        where UnitArchive.needsCompaction(size: size, lastCompacted: compactedShards[shard]) {
+            do {
+                compactedShards[shard] = try archive.compact(shard: shard, expiredBefore: expiredBefore)
+                logger.info("Compacted the archive's \(shard): \(size) bytes to \(compactedShards[shard] ?? 0)")
+            } catch {
+                // Nothing is lost: the shard stays as it was, and is tried again at its next append.
+                logger.warning("Failed to compact the archive", metadata: ["error": "\(error)"])
+            }
         }
     }
 

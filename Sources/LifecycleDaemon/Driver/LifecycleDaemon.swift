@@ -40,6 +40,8 @@ public actor LifecycleDaemon {
     /// Effects waiting for the bus, in order, and the task that performs them (``performOnBus(_:)``).
     var busEffects: [DaemonEffect] = []
     var busWorker: Task<Void, Never>?
+    /// The size each archive shard compacted in this process was left at (``UnitArchive/needsCompaction(size:lastCompacted:)``).
+    var compactedShards: [String: Int] = [:]
     /// Why the first subscription to systemd failed: ``run()`` stops and throws it.
     var startFailure: (any Error)?
     /// The thread of the loop, its bus connections, timers and signals.

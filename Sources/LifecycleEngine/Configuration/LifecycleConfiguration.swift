@@ -16,6 +16,7 @@
 /// - `history_from_journal` (Bool, true): ``historyFromJournal``.
 /// - `metrics_file` (absolute path ending in `.prom`; nil = no metrics): ``metricsFile``, for node_exporter.
 /// - `archive_after_minutes` (Int, 60; <= -1 never): ``archiveAfterMinutes``.
+/// - `archive_retention_days` (Int, 90; <= -1 forever): ``archiveRetentionDays``.
 ///
 /// The value is pure: it never reads files, the clock or the machine's time zone. Loading and validating a file is
 /// the job of `LifecycleStorage.ConfigLoader`.
@@ -51,6 +52,13 @@ public struct LifecycleConfiguration: Sendable, Equatable {
     /// The default of ``archiveAfterMinutes``: an hour of transient units (`run-*`, socket-activated `foo@N`) is a
     /// few thousand records at most, however long the host runs.
     public static let defaultArchiveAfterMinutes = 60
+    /// How many days the archive keeps the record of a unit after its last launch, wake, sleep or failure, before
+    /// compacting the archive drops it; negative keeps every record.
+    public var archiveRetentionDays: Int
+
+    /// The default of ``archiveRetentionDays``: a season, so a service removed and installed again within it goes on
+    /// counting, while names that never repeat leave the archive.
+    public static let defaultArchiveRetentionDays = 90
 
     /// Creates a configuration; every argument left out takes its documented default.
     public init(
@@ -64,7 +72,8 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         crashLoop: CrashLoopRule = CrashLoopRule(),
         historyFromJournal: Bool = true,
         metricsFile: String? = nil,
-        archiveAfterMinutes: Int = LifecycleConfiguration.defaultArchiveAfterMinutes
+        archiveAfterMinutes: Int = LifecycleConfiguration.defaultArchiveAfterMinutes,
+        archiveRetentionDays: Int = LifecycleConfiguration.defaultArchiveRetentionDays
     ) {
         self.defaults = defaults
         self.defaultVersionSource = defaultVersionSource
@@ -77,6 +86,7 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         self.historyFromJournal = historyFromJournal
         self.metricsFile = metricsFile
         self.archiveAfterMinutes = archiveAfterMinutes
+        self.archiveRetentionDays = archiveRetentionDays
     }
 
     /// The rule that governs `unit`: the first rule, in file order, whose pattern matches the unit's name.

@@ -17,7 +17,7 @@ struct ConfigDecoder {
     static let topLevelKeys =
         settingKeys
         + ["watch", "state_directory", "bus", "time_zone", "log_level", "history_from_journal", "metrics_file",
-            "archive_after_minutes"]
+            "archive_after_minutes", "archive_retention_days"]
         + crashLoopKeys
     static let crashLoopKeys = ["crash_loop_crashes", "crash_loop_minutes"]
     static let ruleKeys = ["pattern"] + settingKeys
@@ -47,6 +47,7 @@ struct ConfigDecoder {
             case "history_from_journal": configuration.historyFromJournal = try bool(value, at: key)
             case "metrics_file": configuration.metricsFile = try metricsFile(value, at: key)
             case "archive_after_minutes": configuration.archiveAfterMinutes = try minutes(value, at: key, minusOne: "never")
+            case "archive_retention_days": configuration.archiveRetentionDays = try days(value, at: key)
             case "crash_loop_crashes":
                 // A record keeps only so many crash times: a larger threshold could never be reached.
                 configuration.crashLoop.crashes = try count(value, at: key, in: 1...UnitRecord.recentCrashLimit)
@@ -137,6 +138,22 @@ struct ConfigDecoder {
             throw invalid(path, "expected an integer number of minutes, found \(number)")
         default:
             throw invalid(path, "expected an integer number of minutes, found \(value.typeName)")
+        }
+    }
+
+    /// A number of days, at most as many as ``maximumSessionTimeoutMinutes`` holds; -1 (any negative) for forever.
+    private func days(_ value: JSONValue, at path: String) throws(ConfigError) -> Int {
+        let maximum = Self.maximumSessionTimeoutMinutes / 1_440
+        switch value {
+        case .int(let raw):
+            guard let days = Int(exactly: raw), days <= maximum else {
+                throw invalid(path, "\(raw) days is out of range (at most \(maximum); use -1 for forever)")
+            }
+            return days
+        case .double(let number):
+            throw invalid(path, "expected an integer number of days, found \(number)")
+        default:
+            throw invalid(path, "expected an integer number of days, found \(value.typeName)")
         }
     }
 

@@ -49,10 +49,12 @@ public struct UnitArchive: Sendable {
 
     /// Appends `records`, each as one line of its unit's shard, and makes them durable.
     ///
+    /// - Returns: the size of each shard written to, by name, after the append.
     /// - Throws: ``StateStoreError/io(path:operation:errno:)`` naming the file of the failed step; the records of
     ///   the shards written before it are archived, the others are not.
-    public func append(_ records: [UnitRecord]) throws(StateStoreError) {
-        guard !records.isEmpty else { return }
+    @discardableResult
+    public func append(_ records: [UnitRecord]) throws(StateStoreError) -> [String: Int] {
+        guard !records.isEmpty else { return [:] }
         do {
             try Posix.makeDirectory(directory, mode: 0o755)
         } catch {
@@ -64,6 +66,7 @@ public struct UnitArchive: Sendable {
             record.write(to: &writer)
             lines[Self.shardName(of: record.unit), default: []] += writer.bytes + [UInt8(ascii: "\n")]
         }
+        var sizes: [String: Int] = [:]
         for (name, bytes) in lines.sorted(by: { $0.key < $1.key }) {
             let path = directory + "/" + name
             do {
@@ -71,6 +74,7 @@ public struct UnitArchive: Sendable {
                 defer { Posix.closeIgnoringErrors(fd) }
                 try Posix.writeAll(fd, bytes)
                 try Posix.sync(fd)
+                sizes[name] = try Posix.status(path).map { Int($0.st_size) } ?? 0
             } catch {
                 throw .io(path: path, operation: error.call, errno: error.errno)
             }
@@ -83,6 +87,7 @@ public struct UnitArchive: Sendable {
         } catch {
             throw .io(path: directory, operation: error.call, errno: error.errno)
         }
+        return sizes
     }
 
     /// The archived records of `units`, each from its newest line; units never archived are left out. Each shard is
@@ -105,7 +110,7 @@ public struct UnitArchive: Sendable {
     }
 
     /// The contents of shard `name`, nil when it does not exist.
-    private func read(_ name: String) throws(StateStoreError) -> [UInt8]? {
+    func read(_ name: String) throws(StateStoreError) -> [UInt8]? {
         let path = directory + "/" + name
         let fd: CInt
         do {
@@ -154,7 +159,7 @@ public struct UnitArchive: Sendable {
 
     /// Where the line that starts at `start` ends (its newline, or the end of `bytes`): `memchr`, which reads many
     /// bytes at a time.
-    private static func lineEnd(in bytes: [UInt8], from start: Int) -> Int {
+    static func lineEnd(in bytes: [UInt8], from start: Int) -> Int {
         bytes.withUnsafeBufferPointer { buffer -> Int in
             guard let base = buffer.baseAddress,
                   let newline = memchr(base + start, Int32(UInt8(ascii: "\n")), buffer.count - start)

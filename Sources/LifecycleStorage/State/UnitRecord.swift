@@ -82,6 +82,11 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         self.runTotals = runTotals
     }
 
+    /// When the unit was last seen doing anything: its last launch, wake, sleep or failure; nil when never.
+    public var lastActivity: Milliseconds? {
+        [state.lastLaunch, state.lastWake, state.lastSleep, lastFailure?.time].compactMap { $0 }.max()
+    }
+
     /// Notes a crash notice: it is the last failure, and its time joins the recent crashes (the oldest beyond
     /// ``recentCrashLimit`` are forgotten).
     public mutating func noteCrash(_ notice: Dispatch) {
