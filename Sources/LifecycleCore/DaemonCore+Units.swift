@@ -14,12 +14,12 @@ extension DaemonCore {
             // A long history takes a while to read: ask systemd for more than its start timeout.
             if readsManagerJournal { extendStart(status: "Reading PID 1's journal for missed runs") }
             journalPositions.recoveredReadAt = now
-            effects.append(.readRecovery(startQuery(listing: snapshots)))
+            readRecovery(startQuery(listing: snapshots))
         case .signalsLost(let since, let held):
             phase = .recovering(.signalsLost(since: since), listing: snapshots, held: held)
             if readsManagerJournal {
                 journalPositions.recoveredReadAt = now
-                effects.append(.readRecovery(RecoveryQuery(history: .since(microseconds: since), catchUp: [], endings: [])))
+                readRecovery(RecoveryQuery(history: .since(microseconds: since), catchUp: [], endings: []))
             } else {
                 recover(with: RecoveryAnswer())  // without PID 1's journal the listing is all there is
             }
@@ -49,6 +49,37 @@ extension DaemonCore {
 
     // MARK: - Recovery
 
+    /// How many times in a row PID 1's journal is read again when it could not be read, 1 s, 2 s, 4 s, … apart: half
+    /// a minute in all, within systemd's start timeout, before the recovery goes on without the runs it holds.
+    static let recoveryReadLimit = 5
+
+    /// Asks the journal what was missed, and keeps the query to ask again.
+    mutating func readRecovery(_ query: RecoveryQuery) {
+        lastRecoveryQuery = query
+        effects.append(.readRecovery(query))
+    }
+
+    /// A history that could not be read is read again later, a few times; nothing of the answer is taken meanwhile.
+    ///
+    /// - Returns: whether the answer waits for another read.
+    private mutating func retriesUnreadableHistory(_ answer: RecoveryAnswer) -> Bool {
+        guard answer.isHistoryUnreadable else {
+            recoveryReadFailures = 0
+            return false
+        }
+        guard recoveryReadFailures < Self.recoveryReadLimit else {
+            log(.error, "PID 1's journal could not be read \(recoveryReadFailures + 1) times: going on without the runs it holds since lifecycled last read it")
+            recoveryReadFailures = 0
+            return false
+        }
+        recoveryReadFailures += 1
+        let delay: Milliseconds = 1_000 << (recoveryReadFailures - 1)
+        log(.warning, "PID 1's journal could not be read for missed runs: reading it again in \(delay / 1_000) s (\(recoveryReadFailures) of \(Self.recoveryReadLimit))")
+        if readiness == .starting { extendStart(status: "Reading PID 1's journal again in \(delay / 1_000) s") }
+        effects.append(.arm(.retryRecovery, at: now + delay))
+        return true
+    }
+
     /// What to read at start: lifecycled's own dispatches beyond each record (and of units with none), PID 1's runs
     /// since the previous lifecycled stopped tracking, and the end of each stored run the listing no longer shows.
     private func startQuery(listing: [UnitSnapshot]) -> RecoveryQuery {
@@ -74,6 +105,7 @@ extension DaemonCore {
     /// the listing is compared with the last slice only, which is the newest (the listing was taken before).
     mutating func recover(with answer: RecoveryAnswer) {
         guard case .recovering(let cause, let listing, let held) = phase else { return }
+        guard !retriesUnreadableHistory(answer) else { return }
         if !answer.isContinuation { journalPositions.recovered = answer.position }
         let isLastSlice = answer.resume == nil
         let units: [UnitReconciliation]
@@ -130,11 +162,11 @@ extension DaemonCore {
     /// are caught up with already.
     private mutating func readNextSlice(_ resume: HistoryResume) {
         guard case .recovering(let cause, let listing, _) = phase else { return }
-        effects.append(.readRecovery(RecoveryQuery(
+        readRecovery(RecoveryQuery(
             history: .resuming(resume), catchUp: [], endings: [],
             patterns: cause == .start ? configuration.watch.map(\.pattern) : [],
             caughtUp: caughtUp(listing: listing)
-        )))
+        ))
     }
 
     private mutating func catchUp(with journaled: [String: [JournaledDispatch]]) {

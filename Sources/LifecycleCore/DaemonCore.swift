@@ -100,6 +100,10 @@ public struct DaemonCore: Sendable {
     /// their runs' costs are not read again until systemd reloads or unloads the unit, so that such a host pays no
     /// round trip a run.
     var unitsWithoutCost: Set<String> = []
+    /// The recovery's last query, asked again when PID 1's journal could not be read, and how many times in a row it
+    /// could not.
+    var lastRecoveryQuery: RecoveryQuery?
+    var recoveryReadFailures = 0
     /// The barriers written for run endings so far (``RunEndingBarrier``).
     var runEndingBarriers: UInt64 = 0
 
@@ -313,6 +317,8 @@ public struct DaemonCore: Sendable {
             readRunEndingAgain()
         case .retryRunJournal:
             readRunJournalAgain()
+        case .retryRecovery:
+            if case .recovering = phase, let query = lastRecoveryQuery { readRecovery(query) }
         }
     }
 

@@ -119,6 +119,8 @@ public enum DaemonTimer: Sendable, Hashable {
     case archiveGoneUnits
     /// Read again how a run ended: the journal did not show it, nor the barrier written after it (``RunEndingBarrier``).
     case retryRunEnding
+    /// Read PID 1's journal for missed runs again: it could not be read (``RecoveryAnswer/isHistoryUnreadable``).
+    case retryRecovery
     /// Read the journal about a failed run again: it did not show the barrier, or the core dump, yet (``RunJournalQuery``).
     case retryRunJournal
 }

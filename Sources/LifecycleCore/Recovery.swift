@@ -114,6 +114,9 @@ public struct RecoveryAnswer: Sendable, Equatable {
     /// True for the answer to a ``RecoveryQuery/HistoryWindow/resuming(_:)`` query: a later slice of the same
     /// recovery.
     public var isContinuation = false
+    /// True when PID 1's journal could not be read for the history asked (the answer holds none of it): the core
+    /// asks again, a few times, before it goes on without (``DaemonCore/recoveryReadLimit``).
+    public var isHistoryUnreadable = false
 
     public init(journaled: [String: [JournaledDispatch]] = [:], history: RunHistory? = nil, endings: [String: RunEnding] = [:]) {
         self.journaled = journaled

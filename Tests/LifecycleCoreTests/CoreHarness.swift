@@ -38,6 +38,8 @@ struct CoreHarness {
     var refusals = 0
     /// The recovery answer the journal gives; nil holds the query back.
     var recovery: RecoveryAnswer? = RecoveryAnswer()
+    /// The reads of PID 1's journal for a history that fail, by number (the first read is 1).
+    var unreadableHistoryReads: Set<Int> = []
     /// The answers to the queries for a history's later slices, in order.
     var laterSlices: [RecoveryAnswer] = []
     var recoveryQueries: [RecoveryQuery] = []
@@ -170,6 +172,12 @@ struct CoreHarness {
             return .runJournalRead(query, answers[0])
         case .readRecovery(let query):
             recoveryQueries.append(query)
+            if unreadableHistoryReads.contains(recoveryQueries.count) {
+                var unreadable = RecoveryAnswer()
+                unreadable.isHistoryUnreadable = true
+                unreadable.isContinuation = { if case .resuming = query.history { true } else { false } }()
+                return .recovered(unreadable)
+            }
             if case .resuming = query.history, !laterSlices.isEmpty {
                 var slice = laterSlices.removeFirst()
                 slice.isContinuation = true

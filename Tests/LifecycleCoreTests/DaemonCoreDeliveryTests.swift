@@ -289,24 +289,8 @@ struct DaemonCoreDeliveryTests {
     @Test("a history read in slices: each slice's runs made before the next is read, every run once and in order, the listing with the last", arguments: [7, 50, 599])
     func historyInSlices(entriesPerSlice: Int) throws {
         var h = try H()
-        // The slices as the reader makes them: a run the cut divides waits in the builder for the next slice.
-        var answers: [RecoveryAnswer] = []
-        var builder = RunHistory.Builder()
         let entries = H.historyEntries(Self.cleanRunList(300))
-        for start in stride(from: 0, to: entries.count, by: entriesPerSlice) {
-            for entry in entries[start..<min(start + entriesPerSlice, entries.count)] { builder.add(entry) }
-            var answer = RecoveryAnswer()
-            answer.isWholeJournal = true
-            if start + entriesPerSlice >= entries.count {
-                answer.history = builder.finish()
-            } else {
-                answer.history = builder.takeDecided()
-                answer.resume = HistoryResume(
-                    cursor: "after-\(start)", sliced: SlicedHistory(undecided: builder, isWholeJournal: true)
-                )
-            }
-            answers.append(answer)
-        }
+        var answers = Self.slices(of: entries, entriesPerSlice: entriesPerSlice)
         h.recovery = answers.removeFirst()
         h.laterSlices = answers
         h.send(.start)
@@ -333,6 +317,28 @@ struct DaemonCoreDeliveryTests {
         #expect(!reports.isEmpty)
         #expect(h.notifications.contains(.extendTimeout(RecoveryProgress.timeoutExtension)))
         #expect(reports.count <= Int((h.now - H.t0) / 1_000) + 1, "at most once a second")
+    }
+
+    /// The answers of a day-one history of `entries` read in slices, as the reader makes them: a run the cut divides
+    /// waits in the builder for the next slice.
+    static func slices(of entries: [RunEnding.Entry], entriesPerSlice: Int) -> [RecoveryAnswer] {
+        var answers: [RecoveryAnswer] = []
+        var builder = RunHistory.Builder()
+        for start in stride(from: 0, to: entries.count, by: entriesPerSlice) {
+            for entry in entries[start..<min(start + entriesPerSlice, entries.count)] { builder.add(entry) }
+            var answer = RecoveryAnswer()
+            answer.isWholeJournal = true
+            if start + entriesPerSlice >= entries.count {
+                answer.history = builder.finish()
+            } else {
+                answer.history = builder.takeDecided()
+                answer.resume = HistoryResume(
+                    cursor: "after-\(start)", sliced: SlicedHistory(undecided: builder, isWholeJournal: true)
+                )
+            }
+            answers.append(answer)
+        }
+        return answers
     }
 
     /// The first start on a machine whose PID 1 journal holds `runs` clean runs of web.service (``cleanRunList(_:)``),

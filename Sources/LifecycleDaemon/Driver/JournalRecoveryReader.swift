@@ -123,6 +123,7 @@ struct JournalRecoveryReader {
             lastSeen = try lastSignOfTracking(reader)
         } catch {
             logger.warning("Failed to read the journal for runs missed while lifecycled was down", metadata: ["error": "\(error)"])
+            answer.isHistoryUnreadable = true
             return
         }
         if let lastSeen {
@@ -203,6 +204,7 @@ struct JournalRecoveryReader {
             }
         } catch {
             logger.warning("Failed to read PID 1's journal for missed runs", metadata: ["error": "\(error)"])
+            answer.isHistoryUnreadable = true
             return
         }
         logger.debug("Read \(count) of PID 1's journal entries to reconcile")
