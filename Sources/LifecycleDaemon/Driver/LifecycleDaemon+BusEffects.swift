@@ -9,10 +9,15 @@ extension LifecycleDaemon {
     /// asked for them, by one task on the loop's thread, and each answer is handed to the loop as an input. The loop
     /// goes on meanwhile, and the core holds whatever must wait for the answer; so no effect ever suspends the loop,
     /// and nothing can run between the halves of an input.
+    ///
+    /// The task starts at once (`Task.immediate`): the call goes out now, not after the inputs queued meanwhile, and
+    /// the task suspends only while it waits for the reply. It may finish before `Task.immediate` returns.
     func performOnBus(_ effect: DaemonEffect) {
         busEffects.append(effect)
-        guard busWorker == nil else { return }
-        busWorker = Task(executorPreference: thread) { await self.performBusEffects() }
+        guard !isPerformingOnBus else { return }
+        isPerformingOnBus = true
+        let worker = Task.immediate(executorPreference: thread) { await self.performBusEffects() }
+        if isPerformingOnBus { busWorker = worker }
     }
 
     private func performBusEffects() async {
@@ -20,6 +25,7 @@ extension LifecycleDaemon {
         while !busEffects.isEmpty {
             if let answer = await busAnswer(busEffects.removeFirst()) { input.yield(answer) }
         }
+        isPerformingOnBus = false
         busWorker = nil
     }
 

@@ -39,6 +39,7 @@ public actor LifecycleDaemon {
     var metricsFailure: String?
     /// Effects waiting for the bus, in order, and the task that performs them (``performOnBus(_:)``).
     var busEffects: [DaemonEffect] = []
+    var isPerformingOnBus = false
     var busWorker: Task<Void, Never>?
     /// The size each archive shard compacted in this process was left at (``UnitArchive/needsCompaction(size:lastCompacted:)``).
     var compactedShards: [String: Int] = [:]
