@@ -84,7 +84,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "lifecycle-bench",
-            dependencies: ["LifecycleEngine"],
+            dependencies: ["LifecycleEngine", "LifecycleStorage"],
             path: "Benchmarks/lifecycle-bench",
             swiftSettings: strictSettings
         ),

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Measures the engine on its own, and writes histories for measuring `lifecyclectl replay`.
-// Usage: lifecycle-bench engine [EVENTS] | lifecycle-bench generate [EVENTS]
+// Measures the engine on its own, writes histories for measuring `lifecyclectl replay`, and measures the compaction of
+// one archive shard.
+// Usage: lifecycle-bench engine [EVENTS] | lifecycle-bench generate [EVENTS] | lifecycle-bench compaction [RECORDS]
 
 import Foundation
 import LifecycleEngine
+import LifecycleStorage
 
 /// A deterministic history over `units` units: each unit cycles launch, sleep, wake, sleep, custom event, with a new
 /// version every 50 cycles and a crash (a launch in a new run without a sleep) every 7 cycles.
@@ -115,12 +117,38 @@ func generate(events: Int) {
     FileHandle.standardOutput.write(Data(out.bytes))
 }
 
+/// One archive shard of `records` records, half of them last active before the cut-off, compacted (the best of five).
+func benchCompaction(records: Int) {
+    var shard: [UInt8] = []
+    for index in 0..<records {
+        var state = UnitState()
+        state.lastSleep = Milliseconds(index)
+        state.totalLaunchCount = index
+        let record = UnitRecord(
+            unit: "run-u\(index).service", state: state, invocationID: String(repeating: "a", count: 32), runEnded: true,
+            sequence: UInt64(index)
+        )
+        var writer = JSONLayoutWriter(.compact)
+        record.write(to: &writer)
+        shard += writer.bytes + [UInt8(ascii: "\n")]
+    }
+    var best = Double.infinity
+    var kept = 0
+    for _ in 0..<5 {
+        let start = now()
+        kept = UnitArchive.compacted(shard, expiredBefore: Milliseconds(records / 2)).count
+        best = min(best, now() - start)
+    }
+    print("compaction: \(records) records, \(shard.count) bytes -> \(kept) bytes in \(String(format: "%.1f", best * 1_000)) ms")
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 let events = arguments.dropFirst().first.flatMap(Int.init) ?? 1_000_000
 switch arguments.first {
 case "engine": benchEngine(events: events)
 case "generate": generate(events: events)
+case "compaction": benchCompaction(records: arguments.dropFirst().first.flatMap(Int.init) ?? 1_000)
 default:
-    FileHandle.standardError.write(Data("usage: lifecycle-bench engine|generate [EVENTS]\n".utf8))
+    FileHandle.standardError.write(Data("usage: lifecycle-bench engine|generate [EVENTS] | compaction [RECORDS]\n".utf8))
     exit(64)
 }
