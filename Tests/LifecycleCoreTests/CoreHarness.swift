@@ -249,25 +249,34 @@ struct CoreHarness {
     }
 
     /// PID 1's entries about `runs`, oldest first.
+    /// PID 1's entry `messageID` about run `run` of `unit`, at `second` after ``t0``, with `extra` fields.
+    static func entry(
+        _ messageID: String, of run: Character, second: Int64, _ extra: [String: String] = [:], unit: String = unit
+    ) -> RunEnding.Entry {
+        let fields = ["UNIT": unit, "INVOCATION_ID": Self.run(run)]
+        return RunEnding.Entry(
+            messageID: messageID, time: t0 + second * 1_000, fields: fields.merging(extra) { own, _ in own }
+        )
+    }
+
     static func historyEntries(
         _ runs: [(run: Character, began: Int64, ended: Int64?, failure: String?)], unit: String = unit
     ) -> [RunEnding.Entry] {
         var entries: [RunEnding.Entry] = []
         for run in runs {
-            let fields = ["UNIT": unit, "INVOCATION_ID": Self.run(run.run)]
-            entries.append(RunEnding.Entry(messageID: RunEnding.MessageID.unitStarted, time: t0 + run.began * 1_000, fields: fields))
+            entries.append(entry(RunEnding.MessageID.unitStarted, of: run.run, second: run.began, unit: unit))
             guard let ended = run.ended else { continue }
             if let failure = run.failure {
-                entries.append(RunEnding.Entry(
-                    messageID: RunEnding.MessageID.unitProcessExit, time: t0 + ended * 1_000,
-                    fields: fields.merging(["EXIT_CODE": "exited", "EXIT_STATUS": "3"]) { a, _ in a }
+                entries.append(entry(
+                    RunEnding.MessageID.unitProcessExit, of: run.run, second: ended,
+                    ["EXIT_CODE": "exited", "EXIT_STATUS": "3"], unit: unit
                 ))
-                entries.append(RunEnding.Entry(
-                    messageID: RunEnding.MessageID.unitFailureResult, time: t0 + ended * 1_000,
-                    fields: fields.merging(["UNIT_RESULT": failure]) { a, _ in a }
+                entries.append(entry(
+                    RunEnding.MessageID.unitFailureResult, of: run.run, second: ended, ["UNIT_RESULT": failure],
+                    unit: unit
                 ))
             } else {
-                entries.append(RunEnding.Entry(messageID: RunEnding.MessageID.unitSuccess, time: t0 + ended * 1_000, fields: fields))
+                entries.append(entry(RunEnding.MessageID.unitSuccess, of: run.run, second: ended, unit: unit))
             }
         }
         return entries.sorted { $0.time < $1.time }

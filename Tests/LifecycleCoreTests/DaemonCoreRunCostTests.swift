@@ -131,15 +131,15 @@ struct DaemonCoreRunCostTests {
     @Test("a run recovered from PID 1's journal carries what its entries tell, and no cost is read for it")
     func recoveredRun() throws {
         var h = try H()
-        let fields = ["UNIT": H.unit, "INVOCATION_ID": H.run("a")]
-        func entry(_ id: String, _ second: Int64, _ extra: [String: String] = [:]) -> RunEnding.Entry {
-            RunEnding.Entry(messageID: id, time: H.t0 + second * 1_000, fields: fields.merging(extra) { own, _ in own })
-        }
         h.recovery = RecoveryAnswer(history: RunHistory(entries: [
-            entry(RunEnding.MessageID.unitStarting, 1), entry(RunEnding.MessageID.unitStarted, 3),
-            entry(RunRecord.MessageID.unitOutOfMemory, 5),
-            entry(RunRecord.MessageID.unitResources, 5, ["CPU_USAGE_NSEC": "1500000000", "MEMORY_PEAK": "2048"]),
-            entry(RunEnding.MessageID.unitFailureResult, 5, ["UNIT_RESULT": "oom-kill"]),
+            H.entry(RunEnding.MessageID.unitStarting, of: "a", second: 1),
+            H.entry(RunEnding.MessageID.unitStarted, of: "a", second: 3),
+            H.entry(RunRecord.MessageID.unitOutOfMemory, of: "a", second: 5),
+            H.entry(
+                RunRecord.MessageID.unitResources, of: "a", second: 5,
+                ["CPU_USAGE_NSEC": "1500000000", "MEMORY_PEAK": "2048"]
+            ),
+            H.entry(RunEnding.MessageID.unitFailureResult, of: "a", second: 5, ["UNIT_RESULT": "oom-kill"]),
         ]))
         h.send(.start)
         h.send(.listing([]))

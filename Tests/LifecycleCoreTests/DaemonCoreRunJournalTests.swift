@@ -170,14 +170,11 @@ struct DaemonCoreRunJournalTests {
     @Test("a run recovered from PID 1's journal that dumped core carries the dump and its signal, with no read")
     func recoveredDump() throws {
         var h = try H()
-        let fields = ["UNIT": H.unit, "INVOCATION_ID": H.run("a")]
-        func entry(_ id: String, _ second: Int64, _ extra: [String: String] = [:]) -> RunEnding.Entry {
-            RunEnding.Entry(messageID: id, time: H.t0 + second * 1_000, fields: fields.merging(extra) { own, _ in own })
-        }
         h.recovery = RecoveryAnswer(history: RunHistory(entries: [
-            entry(RunEnding.MessageID.unitStarting, 1), entry(RunEnding.MessageID.unitStarted, 2),
-            entry(RunEnding.MessageID.unitProcessExit, 5, ["EXIT_CODE": "dumped", "EXIT_STATUS": "11"]),
-            entry(RunEnding.MessageID.unitFailureResult, 5, ["UNIT_RESULT": "core-dump"]),
+            H.entry(RunEnding.MessageID.unitStarting, of: "a", second: 1),
+            H.entry(RunEnding.MessageID.unitStarted, of: "a", second: 2),
+            H.entry(RunEnding.MessageID.unitProcessExit, of: "a", second: 5, ["EXIT_CODE": "dumped", "EXIT_STATUS": "11"]),
+            H.entry(RunEnding.MessageID.unitFailureResult, of: "a", second: 5, ["UNIT_RESULT": "core-dump"]),
         ]))
         h.send(.start)
         h.send(.listing([]))
