@@ -1214,17 +1214,30 @@ install_unit() {
 archived() { c_exec sh -c "grep -qsF '\"unit\":\"$1\"' $STATE_DIR/archive/*.jsonl && [ ! -e '$UNITS_DIR/$1.json' ]"; }
 
 test_archive_gone_units() {
-    local unit=lc-sleep@archived.service shown
+    local unit=lc-sleep@archived.service shown shard size
     c_exec systemctl start "$unit"
     wait_dispatches "$unit" 1
     c_exec systemctl stop "$unit"
     wait_dispatches "$unit" 2
     wait_for "$WAIT" nothing_pending "$unit" || fail "dispatches of $unit still pending: $(pending_count "$unit")"
+    # The unit's archive file, filled past the compaction size (256 KiB) with the records of 400 units last active 400
+    # days ago and of 5 active now: archiving the unit compacts it (archive_retention_days 90).
+    c_exec cat "$UNITS_DIR/$unit.json" |
+        "$(dirname "${BASH_SOURCE[0]}")/lib/archive_shard.py" "$unit" 400 5 >"$work/shard" 2>"$work/shard-name"
+    shard=$STATE_DIR/archive/$(cat "$work/shard-name")
+    c_exec mkdir -p "$STATE_DIR/archive"
+    c_copy "$work/shard" "$shard"
+    (($(c_exec stat -c %s "$shard") > 262144)) || fail "the seeded archive file is not past the compaction size"
     write_config "${BASE_CONFIG%\}}, \"archive_after_minutes\": 0}"
     c_exec systemctl reload lifecycled.service
     # It waits for the saved journal position to pass its going: two readings of the tail, 10 s apart.
     wait_for 60 archived "$unit" ||
         fail "$unit was not archived: $(c_exec ls "$UNITS_DIR" | grep -c .) state files; $(c_exec ls "$STATE_DIR")"
+    size=$(c_exec stat -c %s "$shard")
+    ((size < 262144)) || fail "the archive file was not compacted: $size bytes"
+    assert_eq 0 "$(c_exec grep -c '"unit":"gone-' "$shard")" "records of units gone longer than the retention"
+    assert_eq 5 "$(c_exec grep -c '"unit":"kept-' "$shard")" "records of units active within the retention"
+    assert_contains "$(last_daemon_log "Compacted the archive")" "bytes to $size" "the compaction's log line"
     shown=$(c_exec "$CTL" show --json "$unit" 2>"$work/show-archived.err") ||
         fail "lifecyclectl show of an archived unit failed: $(cat "$work/show-archived.err")"
     assert_eq 2 "$(jq -r .sequence <<<"$shown")" "sequence shown from the archive"
@@ -1314,7 +1327,7 @@ only "10a. a start that ExecCondition= skips, 4 times (once while lifecycled is 
 only "10b. a unit PID 1 logs nothing of, restarted twice while lifecycled is stopped: its end unknown, no crash" \
     test_quiet_unit
 # Last: every unit gone by then is archived.
-only "11. a unit systemd unloaded is archived (archive_after_minutes 0, within 30 s); run again, its counters go on" \
+only "11. a unit systemd unloaded is archived (archive_after_minutes 0, within 30 s), its archive file compacted past 256 KiB; run again, its counters go on" \
     test_archive_gone_units
 
 container_poweroff
