@@ -382,6 +382,22 @@ test_core_dump() {
         fail "LIFECYCLE_RUN_COREDUMP_CURSOR $cursor does not point at systemd-coredump's entry of lc-dump.service"
 }
 
+# A kernel OOM kill: only where PID 1 can tell one, on cgroup v2 (the cgroup's memory.events); never faked elsewhere.
+test_oom_kill() {
+    local fields filesystem
+    filesystem=$(c_exec stat -fc %T /sys/fs/cgroup)
+    if [[ $filesystem != cgroup2fs ]]; then
+        echo "  SKIP the kernel OOM kill: /sys/fs/cgroup here is $filesystem, not cgroup v2 (a hybrid cgroup v1 host): PID 1 cannot tell an OOM kill"
+        return 0
+    fi
+    c_exec systemctl start lc-oom.service
+    wait_for "$WAIT" has_crash lc-oom.service
+    fields=$(last_crash lc-oom.service)
+    assert_eq oom-kill "$(jq -r '.LIFECYCLE_UNIT_RESULT // "absent"' <<<"$fields")" "Result of a run the kernel OOM-killed"
+    assert_eq kernel "$(jq -r '.LIFECYCLE_RUN_OOM // "absent"' <<<"$fields")" "LIFECYCLE_RUN_OOM of a live run"
+    wait_for "$WAIT" served_is 'lifecycled_unit_oom_kills_total{name="lc-oom.service",source="kernel"}' 1
+}
+
 is_failed() { [[ $(unit_prop "$1" ActiveState) == failed ]]; }
 
 # A run that dumped core while lifecycled was stopped: its crash notice, recovered from PID 1's journal, takes its dump
@@ -446,6 +462,8 @@ run_test "a run's record: a start with ExecStartPre=/bin/sleep 1 takes about 1 s
     test_run_record
 run_test "a run that dumps core: its crash notice, runs and the counter carry the dump and its signal; the cursor where systemd-coredump keeps dumps" \
     test_core_dump
+run_test "a run the kernel OOM-kills: its crash notice and the counter say the kernel killed it, where the host can tell" \
+    test_oom_kill
 run_test "a run that dumped core while lifecycled was stopped: the recovered crash notice takes systemd-coredump's entry, not a forged one" \
     test_recovered_core_dump
 run_test "promtool accepts the alert rules, their tests pass, it accepts the served metrics" test_alert_rules
