@@ -226,6 +226,10 @@ public struct DaemonCore: Sendable {
     }
 
     private mutating func stop() {
+        // A D-Bus call held for a recovery that will not finish is answered, not left to its caller's timeout.
+        for case .request(_, let token) in phase.held?.requests ?? [] {
+            effects.append(.reply(token, .failure(.stopping)))
+        }
         phase = .stopping
         effects.append(.notify([.stopping]))
         if outbox.undeliveredCount > 0 {
@@ -265,9 +269,9 @@ public struct DaemonCore: Sendable {
     // MARK: - Requests, reloads, timers
 
     private mutating func handle(_ request: EventRequest, token: ReplyToken, input: DaemonInput) {
-        // Held until the recovery is done; stopping, a request is not taken.
+        // Held until the recovery is done; stopping, a request is refused.
         guard phase == .tracking else {
-            _ = phase.hold(request: input)
+            if !phase.hold(request: input) { effects.append(.reply(token, .failure(.stopping))) }
             return
         }
         let result = switch request.event {

@@ -12,12 +12,15 @@ public enum EventRequestError: Error, Sendable, Equatable, CustomStringConvertib
     case refused(LifecycleError)
     /// The request itself is malformed; the reason says how.
     case invalidArgument(String)
+    /// lifecycled is stopping: the request came, or was still waiting for a recovery, when SIGTERM did.
+    case stopping
 
     public var description: String {
         switch self {
         case .unknownUnit(let unit): "Unit \(unit) is not watched by lifecycled (no pattern in \"watch\" matches it)."
         case .refused(let error): error.description
         case .invalidArgument(let reason): reason
+        case .stopping: "lifecycled is stopping: the event was not recorded; send it again once lifecycled runs."
         }
     }
 }

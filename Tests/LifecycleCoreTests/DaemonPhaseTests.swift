@@ -70,6 +70,7 @@ struct DaemonPhaseTests {
         Row(from: .recoveringAtStart, input: .stop, to: "stopping", effects: ["notify", "exit"]),
         Row(from: .stopping, input: change, to: "stopping", effects: ["readArchive"]),
         Row(from: .stopping, input: .listing([]), to: "stopping", effects: []),
+        Row(from: .stopping, input: request, to: "stopping", effects: ["reply"]),
     ]
 
     @Test("from a phase, an input leads to a phase and effects", arguments: rows)
@@ -101,6 +102,20 @@ struct DaemonPhaseTests {
         #expect(h.dispatches() == ["1 launch a", "2 deploy"])
         #expect(h.replies[ReplyToken(7)] == .success(2))
         #expect(h.core.phase == .tracking)
+    }
+
+    @Test("SIGTERM answers the calls held for a recovery that will not finish, and refuses those that come after it")
+    func stoppingAnswersHeldCalls() throws {
+        var h = try H()
+        h.recovery = nil
+        for input in From.recoveringAtStart.inputs { h.send(input) }
+        h.send(Self.request)
+        #expect(h.replies.isEmpty, "held")
+        h.send(.stop)
+        #expect(h.replies[ReplyToken(7)] == .failure(.stopping))
+        h.send(.request(EventRequest(unit: H.unit, event: .custom("late")), reply: ReplyToken(8)))
+        #expect(h.replies[ReplyToken(8)] == .failure(.stopping))
+        #expect(h.journal.isEmpty, "nothing recorded")
     }
 
     /// The case name of an enum value.

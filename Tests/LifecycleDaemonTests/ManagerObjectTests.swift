@@ -72,6 +72,7 @@ struct ManagerObjectTests {
              "Refused launch of job-1.service: Invalid lifecycle event order"),
             (.unknownUnit("job-1.service"), ManagerError.unknownUnit, "Unit job-1.service is not watched"),
             (.invalidArgument("Too much data: 99 keys, at most 64."), ManagerError.invalidArgument, "Too much data"),
+            (.stopping, ManagerError.failed, "lifecycled is stopping: the event was not recorded"),
         ]
     )
     func refusals(refusal: EventRequestError, name: String, message: String) async throws {

@@ -47,6 +47,8 @@ public struct ManagerError: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(name: Self.unknownUnit, message: error.description)
         case .invalidArgument:
             self.init(name: Self.invalidArgument, message: error.description)
+        case .stopping:
+            self.init(name: Self.failed, message: error.description)
         case .refused(let refusal):
             let event = switch request.event {
             case .lifecycle(let event): event.rawValue

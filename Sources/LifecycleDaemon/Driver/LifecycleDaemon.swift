@@ -113,6 +113,9 @@ public actor LifecycleDaemon {
         }
         await busWorker?.value
         await manager?.stop()
+        // Calls that came after SIGTERM, behind it in the inputs: answered rather than left to their callers' timeout.
+        for continuation in replies.values { continuation.resume(returning: .failure(.stopping)) }
+        replies = [:]
         await stopSource()
         for timer in timers.values { thread.cancel(timer) }
         if let startFailure { throw startFailure }
