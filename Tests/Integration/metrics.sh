@@ -404,6 +404,17 @@ is_failed() { [[ $(unit_prop "$1" ActiveState) == failed ]]; }
 # from systemd-coredump's entry. No systemd-coredump runs here (the host kernel's core_pattern is not it), so the entry
 # is written in the form systemd-coredump writes it by a unit named as its instances are: journald's trusted
 # _SYSTEMD_UNIT is what lifecycled checks, and an entry from any other unit must be refused.
+# journal_send_from UNIT ENTRY: writes ENTRY (printf escapes, one FIELD=value a line) to the journal from a process
+# of UNIT that lives on a second after: journald reads the sender's unit (_SYSTEMD_UNIT) from /proc when it takes the
+# entry, and leaves it out for a sender already gone (logger --journald exits at once, and lost it now and then).
+journal_send_from() {
+    c_exec systemd-run --quiet --wait "--unit=$1" python3 -c '
+import socket, sys, time
+entry = sys.argv[1].encode().decode("unicode_escape").encode()
+socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(entry, "/run/systemd/journal/socket")
+time.sleep(1)' "$2"
+}
+
 test_recovered_core_dump() {
     local second fields cursor entry
     c_exec systemctl stop lifecycled.service
@@ -415,8 +426,8 @@ test_recovered_core_dump() {
     entry="MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nMESSAGE=Process 1 (sh) of user 0 dumped core.\n"
     entry+="COREDUMP_UNIT=lc-dump.service\nCOREDUMP_SIGNAL=11\nCOREDUMP_TIMESTAMP=${second}000000\n"
     # A forged one first, from a unit that is not systemd-coredump, with another signal: it must not be taken.
-    c_exec systemd-run --quiet --wait --unit=lc-forger.service sh -c "printf '${entry/SIGNAL=11/SIGNAL=6}' | logger --journald"
-    c_exec systemd-run --quiet --wait --unit=systemd-coredump@lc-test.service sh -c "printf '$entry' | logger --journald"
+    journal_send_from lc-forger.service "${entry/SIGNAL=11/SIGNAL=6}"
+    journal_send_from systemd-coredump@lc-test.service "$entry"
     c_exec systemctl start lifecycled.service
     wait_for "$WAIT" has_reconciled_crash lc-dump.service
     fields=$(last_crash lc-dump.service)
