@@ -228,6 +228,7 @@ extension DaemonCore {
             if transition.transition == .began, transition.isReconciled { recoveryProgress?.done += 1 }
             applyWhenKnown(transition)
         case .resync(let snapshots, let isFirst):
+            if !startingRuns.isEmpty { snapshots.forEach { noteStarted($0) } }
             let transitions = tracker.resync(snapshots, isFirstListing: isFirst)
             prefetchVersions(for: transitions)
             work.prepend(contentsOf: transitions.lazy.map(Work.transition))
@@ -238,6 +239,7 @@ extension DaemonCore {
             if !unit.isDone { work.prepend(contentsOf: [.reconciliation(unit, readsPastVersions: readsPastVersions)]) }
             work.prepend(contentsOf: transitions.lazy.map(Work.transition))
         case .change(let change):
+            noteStarted(change.snapshot)
             let transitions = tracker.transitions(for: change.snapshot, whileReloading: change.whileReloading)
             work.prepend(contentsOf: transitions.lazy.map(Work.transition))
         case .readNextSlice(let resume):
@@ -387,8 +389,16 @@ extension DaemonCore {
         apply(transition, version: version)
     }
 
+    /// Applies a transition to its unit's record. A launch that waits for its run's start-up is written first when the
+    /// transition ends that run (with the start-up the end tells) or begins another; a launch or wake of a run still
+    /// activating waits for its start-up (``StartingRuns``).
     mutating func apply(_ transition: MappedTransition, version: String?) {
-        _ = take(tracker.apply(transition, version: version, now: now))
+        releaseLaunch(before: transition)
+        let trackerEffects = tracker.apply(transition, version: version, now: now)
+        if transition.transition == .began, transition.awaitsStartup, transition.run.startupSeconds == nil {
+            holdLaunch(of: transition, in: trackerEffects)
+        }
+        _ = take(trackerEffects)
     }
 
     /// Turns the tracker's effects into the core's: saves at once, dispatches into the outbox.

@@ -106,6 +106,8 @@ public struct DaemonCore: Sendable {
     var recoveryReadFailures = 0
     /// The barriers written for run endings so far (``RunEndingBarrier``).
     var runEndingBarriers: UInt64 = 0
+    /// Launches and wakes waiting for their run's start-up.
+    var startingRuns = StartingRuns()
 
     public init(
         tracker: UnitTracker, unitsSetAside: Set<String> = [], readsJournal: Bool, readsManagerJournal: Bool,
@@ -231,9 +233,14 @@ public struct DaemonCore: Sendable {
             effects.append(.reply(token, .failure(.stopping)))
         }
         phase = .stopping
+        // A launch waiting for its start-up is written now, without: lifecycled may not start again.
+        releaseAllLaunches()
+        let flushed = outbox.takeBatch()
+        if let flushed { effects.append(.send(flushed)) }
         effects.append(.notify([.stopping]))
-        if outbox.undeliveredCount > 0 {
-            log(.warning, "Stopping with \(outbox.undeliveredCount) dispatches the journal refused; they are sent at the next start")
+        let refused = outbox.undeliveredCount - (flushed?.count ?? 0)
+        if refused > 0 {
+            log(.warning, "Stopping with \(refused) dispatches the journal refused; they are sent at the next start")
         } else if outbox.unconfirmedCount > 0 {
             log(.info, "Stopping with \(outbox.unconfirmedCount) dispatches the journal has not shown yet; the next start looks for them")
         }
@@ -321,6 +328,8 @@ public struct DaemonCore: Sendable {
             readRunEndingAgain()
         case .retryRunJournal:
             readRunJournalAgain()
+        case .startupPatience:
+            releaseOverdueLaunches()
         case .retryRecovery:
             if case .recovering = phase, let query = lastRecoveryQuery { readRecovery(query) }
         }

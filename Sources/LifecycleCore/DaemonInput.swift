@@ -123,4 +123,6 @@ public enum DaemonTimer: Sendable, Hashable {
     case retryRecovery
     /// Read the journal about a failed run again: it did not show the barrier, or the core dump, yet (``RunJournalQuery``).
     case retryRunJournal
+    /// Write the launches that waited too long for their run's start-up without it (``StartingRuns``).
+    case startupPatience
 }

@@ -56,6 +56,8 @@ public struct UnitReconciliation: Sendable {
             // The mapper compares later snapshots with the begin by the monotonic clock when it can.
             begin.monotonicMicroseconds = run.beganMonotonic ?? 0
             begin.run = RunRecord(startupSeconds: run.record.startupSeconds)
+            // The unit's run now, still starting in the listing: its start-up comes once it is active.
+            begin.awaitsStartup = snapshot.map { $0.invocationID == run.invocationID && $0.isActivating } ?? false
             transitions.append(begin)
             if let end = Self.end(
                 of: run.invocationID, unit: unit, began: run, record: run.record, snapshot: snapshot,

@@ -72,6 +72,7 @@ extension UnitTracker {
             {
                 listedBegin = UnitReconciliation.reconciled(unit, .began, snapshot.invocationID, snapshot.stateChangeTime)
                 listedBegin?.run = snapshot.beginRecord
+                listedBegin?.awaitsStartup = snapshot.isActivating
             }
             let reconciliation = UnitReconciliation(
                 unit: unit, storedEnd: storedEnd, missed: missed, snapshot: snapshot, listedBegin: listedBegin

@@ -139,9 +139,14 @@ public struct UnitTracker: Sendable {
         if transition.isReconciled { dispatch?.customData[DispatchField.PayloadKey.reconciled] = .bool(true) }
         // The run's record goes with its end, the sleep or the crash notice (a freeze's sleep ends no run), and into
         // the unit's totals once, when the end is recorded. The launch or wake carries what its begin knows of the
-        // run: its start-up, when the run is active already or was recovered.
+        // run: its start-up, when the run is active already or was recovered, counted in the totals at once.
         let run = transition.endedRun
-        if transition.transition.endsRun, record.runEnded, !stored.runEnded { record.runTotals.add(run) }
+        if transition.transition.endsRun, record.runEnded, !stored.runEnded {
+            record.runTotals.add(run, of: transition.invocationID)
+        }
+        if transition.transition == .began, dispatch != nil, let startup = run.startupSeconds {
+            record.runTotals.addStartup(startup, of: transition.invocationID)
+        }
         if transition.transition.endsRun || transition.transition == .began, let tracked = dispatch {
             dispatch?.customData = tracked.customData.merging(run.payload) { own, _ in own }
         }

@@ -155,30 +155,4 @@ struct DaemonCoreRunCostTests {
         #expect(launch["LIFECYCLE_RUN_STARTUP_SECONDS"] == "2.0", "a recovered launch knows its start-up")
         #expect(launch["LIFECYCLE_RUN_CPU_SECONDS"] == nil, "and nothing of what the run cost")
     }
-
-    @Test("a launch carries the start-up when the run is active already, none while it is activating; the end carries it")
-    func startupOnTheLaunch() throws {
-        var h = try H()
-        h.send(.start)
-        h.send(.listing([]))
-        var active = H.snapshot("active", "a", second: 2)
-        active.inactiveExitMonotonic = 1_000_000
-        active.activeEnterMonotonic = 1_250_000
-        h.send(.changed(active))
-        var activating = H.snapshot("activating", "b", second: 3, unit: "web2.service")
-        activating.inactiveExitMonotonic = 3_000_000
-        activating.activeEnterMonotonic = 1_000_000  // an earlier run's
-        h.send(.changed(activating))
-        func fields(_ index: Int) -> [String: String] {
-            Dictionary(h.journal[index].entry.fields.map { ($0.name, $0.value) }) { first, _ in first }
-        }
-        #expect(h.dispatches() == ["1 launch a"])
-        #expect(fields(0)["LIFECYCLE_RUN_STARTUP_SECONDS"] == "0.25")
-        #expect(h.dispatches(of: "web2.service") == ["1 launch b"])
-        #expect(fields(1)["LIFECYCLE_RUN_STARTUP_SECONDS"] == nil, "not known while activating")
-        var ended = Self.ended("b", began: 3, startup: 2, ended: 9)
-        ended.name = "web2.service"
-        h.send(.changed(ended))
-        #expect(fields(2)["LIFECYCLE_RUN_STARTUP_SECONDS"] == "2.0")
-    }
 }

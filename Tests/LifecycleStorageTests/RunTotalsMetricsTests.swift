@@ -10,7 +10,7 @@ struct RunTotalsMetricsTests {
 
     private static func record(_ runs: [RunRecord]) -> UnitRecord {
         var record = M.record()
-        for run in runs { record.runTotals.add(run) }
+        for run in runs { record.runTotals.add(run, of: nil) }
         return record
     }
 

@@ -60,8 +60,10 @@ struct UnitRecordJSONTests {
                 totals.add(RunRecord(
                     startupSeconds: maybe(Double(number()) / 1_000), cpuSeconds: maybe(Double(number()) / 1_000_000),
                     oom: maybe(Bool.random(using: &random) ? .kernel : .oomd), coredump: maybe(CoreDump(signal: 11))
-                ))
+                ), of: maybe(String(repeating: "cd", count: 16)))
             }
+            // A run going on whose start-up its launch counted.
+            if Bool.random(using: &random) { totals.addStartup(Double(number()) / 1_000, of: String(repeating: "ef", count: 16)) }
             return UnitRecord(
                 unit: "unit-\(number()).service", state: state, invocationID: maybe(String(repeating: "ab", count: 16)),
                 runEnded: Bool.random(using: &random), pendingDispatches: pending,

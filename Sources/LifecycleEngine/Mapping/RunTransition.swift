@@ -88,6 +88,10 @@ public struct MappedTransition: Sendable, Hashable {
     /// For the end of a run, what the run cost and how it ended, as far as known; for a begin, its start-up when it is
     /// known already (the run is active, or was recovered); empty for any other transition.
     public var run: RunRecord
+    /// For a begin: the unit was still activating when the run was seen to begin (`ExecStartPre=`, a `Type=notify`
+    /// service before READY=1, a oneshot), so its start-up is not known yet; it is once the unit is active or the run
+    /// is over. False for every other transition.
+    public var awaitsStartup: Bool
 
     public init(
         unit: String,
@@ -96,7 +100,8 @@ public struct MappedTransition: Sendable, Hashable {
         time: Milliseconds?,
         monotonicMicroseconds: UInt64,
         isReconciled: Bool = false,
-        run: RunRecord = RunRecord()
+        run: RunRecord = RunRecord(),
+        awaitsStartup: Bool = false
     ) {
         self.unit = unit
         self.transition = transition
@@ -105,6 +110,7 @@ public struct MappedTransition: Sendable, Hashable {
         self.monotonicMicroseconds = monotonicMicroseconds
         self.isReconciled = isReconciled
         self.run = run
+        self.awaitsStartup = awaitsStartup
     }
 
     /// What is known of the run this transition ends: ``run``, with the core dump a failure itself tells of

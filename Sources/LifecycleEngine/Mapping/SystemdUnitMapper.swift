@@ -134,7 +134,8 @@ public struct SystemdUnitMapper: Sendable {
                 invocationID: id,
                 time: snapshot.stateChangeTime,
                 monotonicMicroseconds: snapshot.stateChangeTimestampMonotonic,
-                run: $0.endsRun ? snapshot.runRecord : $0 == .began ? snapshot.beginRecord : RunRecord()
+                run: $0.endsRun ? snapshot.runRecord : $0 == .began ? snapshot.beginRecord : RunRecord(),
+                awaitsStartup: $0 == .began && snapshot.isActivating
             )
         }
     }

@@ -19,6 +19,9 @@ extension UnitSnapshot {
         subState == "auto-restart" || subState == "auto-restart-queued" || subState.hasSuffix("-before-auto-restart")
     }
 
+    /// The run is starting and not active yet: its start-up is not known.
+    public var isActivating: Bool { activeState == .activating && isRunning && !isRestartPending }
+
     /// `ExecCondition=` is being checked: the start may still be skipped.
     public var isCheckingCondition: Bool { activeState == .activating && subState == "condition" }
 

@@ -18,6 +18,10 @@ public struct RunTotals: Sendable, Equatable, Codable {
     public var startupBuckets: [Int]
     public var startups: Int
     public var startupMicroseconds: Int64
+    /// The run (its InvocationID) whose start-up is counted already, as its launch or wake carried it: its end does
+    /// not count it again. A run's start-up is counted as soon as it is known, so that the first start after an
+    /// update shows in the histogram while that run goes on, not only once it stops.
+    public var startupCountedFor: String?
     public var cpuMicroseconds: Int64
     public var oomKills: [String: Int]
     public var coredumps: Int
@@ -35,16 +39,28 @@ public struct RunTotals: Sendable, Equatable, Codable {
     /// True when no run has added anything: the record then leaves the totals out of its file.
     public var isEmpty: Bool { self == RunTotals() }
 
-    /// Adds what one run's record knows.
-    public mutating func add(_ run: RunRecord) {
-        if let seconds = run.startupSeconds {
-            if let bound = Self.startupBounds.firstIndex(where: { seconds <= $0 }) { startupBuckets[bound] += 1 }
-            startups += 1
-            startupMicroseconds += Self.microseconds(seconds)
+    /// Adds what one ended run's record knows; its start-up only if it was not counted as the run began.
+    public mutating func add(_ run: RunRecord, of invocationID: String?) {
+        if let seconds = run.startupSeconds, invocationID == nil || invocationID != startupCountedFor {
+            countStartup(seconds)
         }
+        if invocationID != nil, invocationID == startupCountedFor { startupCountedFor = nil }
         if let seconds = run.cpuSeconds { cpuMicroseconds += Self.microseconds(seconds) }
         if let oom = run.oom { oomKills[oom.rawValue, default: 0] += 1 }
         if run.coredump != nil { coredumps += 1 }
+    }
+
+    /// Adds the start-up of a run that goes on (its launch or wake knows it): its end will not count it again.
+    public mutating func addStartup(_ seconds: Double, of invocationID: String) {
+        guard invocationID != startupCountedFor else { return }
+        countStartup(seconds)
+        startupCountedFor = invocationID
+    }
+
+    private mutating func countStartup(_ seconds: Double) {
+        if let bound = Self.startupBounds.firstIndex(where: { seconds <= $0 }) { startupBuckets[bound] += 1 }
+        startups += 1
+        startupMicroseconds += Self.microseconds(seconds)
     }
 
     /// The cumulative count of start-ups within each bound, as a histogram's buckets are written.
@@ -64,6 +80,7 @@ public struct RunTotals: Sendable, Equatable, Codable {
         case startupBuckets = "startup_buckets"
         case startups = "startup_count"
         case startupMicroseconds = "startup_microseconds"
+        case startupCountedFor = "startup_counted_for"
         case cpuMicroseconds = "cpu_microseconds"
         case oomKills = "oom_kills"
         case coredumps

@@ -124,6 +124,7 @@ extension UnitRecord {
         }
         writer.endArray()
         writer.member("startup_count", Int64(totals.startups))
+        writer.member("startup_counted_for", totals.startupCountedFor)
         writer.member("startup_microseconds", totals.startupMicroseconds)
         writer.endObject()
     }

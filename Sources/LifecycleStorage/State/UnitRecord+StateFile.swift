@@ -86,6 +86,7 @@ extension RunTotals {
         }
         startups = Int(clamping: try totals.int("startup_count"))
         startupMicroseconds = try totals.int("startup_microseconds")
+        startupCountedFor = try totals.optionalString("startup_counted_for")
         cpuMicroseconds = try totals.int("cpu_microseconds")
         if let kills = try totals.optionalObject("oom_kills") {
             for key in kills.members.keys { oomKills[key] = Int(clamping: try kills.int(key)) }
