@@ -27,10 +27,11 @@ public enum DispatchField {
     public static let exitCode = "LIFECYCLE_EXIT_CODE"
     public static let exitStatus = "LIFECYCLE_EXIT_STATUS"
     /// The record of the run a sleep or crash notice ends (``RunRecord``), each field present only when known:
-    /// seconds from leaving inactive to becoming active (a oneshot: its time activating), CPU seconds, memory peak and
-    /// IO bytes, who OOM-killed it (`kernel` or `oomd`), and a core dump (`true`, with the cursor of
-    /// systemd-coredump's entry).
+    /// seconds from leaving inactive to becoming active (a oneshot: its time activating), the run's duration on
+    /// PID 1's monotonic clock, CPU seconds, memory peak and IO bytes, who OOM-killed it (`kernel` or `oomd`), and a
+    /// core dump (`true`, with the cursor of systemd-coredump's entry).
     public static let runStartupSeconds = "LIFECYCLE_RUN_STARTUP_SECONDS"
+    public static let runDurationSeconds = "LIFECYCLE_RUN_DURATION_SECONDS"
     public static let runCPUSeconds = "LIFECYCLE_RUN_CPU_SECONDS"
     public static let runMemoryPeakBytes = "LIFECYCLE_RUN_MEMORY_PEAK_BYTES"
     public static let runIOReadBytes = "LIFECYCLE_RUN_IO_READ_BYTES"
@@ -41,7 +42,7 @@ public enum DispatchField {
     public static let runCoredumpCursor = "LIFECYCLE_RUN_COREDUMP_CURSOR"
     /// The run record's fields.
     public static let run = [
-        runStartupSeconds, runCPUSeconds, runMemoryPeakBytes, runIOReadBytes, runIOWriteBytes, runOOM, runCoredump,
+        runStartupSeconds, runDurationSeconds, runCPUSeconds, runMemoryPeakBytes, runIOReadBytes, runIOWriteBytes, runOOM, runCoredump,
         runCoredumpSignal, runCoredumpCursor,
     ]
     /// The label of lifecycled's journal probes (not a dispatch).

@@ -8,6 +8,7 @@ extension RunRecord {
     /// The payload keys of the record.
     public enum PayloadKey {
         public static let startupSeconds = "run_startup_seconds"
+        public static let durationSeconds = "run_duration_seconds"
         public static let cpuSeconds = "run_cpu_seconds"
         public static let memoryPeakBytes = "run_memory_peak_bytes"
         public static let ioReadBytes = "run_io_read_bytes"
@@ -22,6 +23,7 @@ extension RunRecord {
     public var payload: [String: JSONValue] {
         var members: [String: JSONValue] = [:]
         if let startupSeconds { members[PayloadKey.startupSeconds] = .double(Self.microseconds(startupSeconds)) }
+        if let durationSeconds { members[PayloadKey.durationSeconds] = .double(Self.microseconds(durationSeconds)) }
         if let cpuSeconds { members[PayloadKey.cpuSeconds] = .double(Self.microseconds(cpuSeconds)) }
         if let memoryPeakBytes { members[PayloadKey.memoryPeakBytes] = .int(Int64(clamping: memoryPeakBytes)) }
         if let ioReadBytes { members[PayloadKey.ioReadBytes] = .int(Int64(clamping: ioReadBytes)) }
@@ -50,6 +52,7 @@ extension RunRecord {
         }
         self.init(
             startupSeconds: seconds(DispatchField.runStartupSeconds),
+            durationSeconds: seconds(DispatchField.runDurationSeconds),
             cpuSeconds: seconds(DispatchField.runCPUSeconds),
             memoryPeakBytes: bytes(DispatchField.runMemoryPeakBytes),
             ioReadBytes: bytes(DispatchField.runIOReadBytes),

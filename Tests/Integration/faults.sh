@@ -816,6 +816,9 @@ test_clock_set_back() {
     entry=$(nth_dispatch "$unit" 4)
     assert_json_field "$entry" LIFECYCLE_EVENT sleep
     assert_ge 1 "$(json_field "$entry" LIFECYCLE_SECONDSAWAKE)" "LIFECYCLE_SECONDSAWAKE of the sleep after 1.1 s awake"
+    # The run's own duration is PID 1's monotonic one, whatever the state's clock says.
+    awk -v v="$(json_field "$entry" LIFECYCLE_RUN_DURATION_SECONDS)" 'BEGIN { exit !(v != "" && v >= 1.1 && v < 30) }' ||
+        fail "LIFECYCLE_RUN_DURATION_SECONDS of a run of 1.1 s: '$(json_field "$entry" LIFECYCLE_RUN_DURATION_SECONDS)'"
     printf '  after the clock "went back" two days: %s; %s\n' \
         "$(nth_dispatch "$unit" 3 | jq -r '.MESSAGE')" "$(nth_dispatch "$unit" 4 | jq -r '.MESSAGE')"
 }

@@ -318,7 +318,7 @@ has_launch() { [[ -n $(last_launch "$1") ]]; }
 in_range() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v + 0 == v && v >= lo && v <= hi) }'; }
 
 test_run_record() {
-    local fields startup text cpu
+    local fields startup duration text cpu
     # systemctl start returns once the unit is active: its launch waited for that, and carries the start-up.
     c_exec systemctl start lc-slowstart.service
     wait_for "$WAIT" has_launch lc-slowstart.service
@@ -335,6 +335,9 @@ test_run_record() {
     fields=$(last_sleep lc-slowstart.service)
     startup=$(jq -r '.LIFECYCLE_RUN_STARTUP_SECONDS // "absent"' <<<"$fields")
     in_range "$startup" 0.9 2.5 || fail "LIFECYCLE_RUN_STARTUP_SECONDS on the sleep of lc-slowstart.service: $startup"
+    # The run's duration on PID 1's monotonic clock: its start-up and the few seconds of the checks above.
+    duration=$(jq -r '.LIFECYCLE_RUN_DURATION_SECONDS // "absent"' <<<"$fields")
+    in_range "$duration" "$startup" 60 || fail "LIFECYCLE_RUN_DURATION_SECONDS of lc-slowstart.service: $duration"
     # A Type=simple service is active as it begins: its launch carries its start-up (a few ms at most).
     startup=$(jq -r '.LIFECYCLE_RUN_STARTUP_SECONDS // "absent"' <<<"$(last_launch lc-app.service)")
     in_range "$startup" 0 0.5 || fail "LIFECYCLE_RUN_STARTUP_SECONDS on the launch of lc-app.service (Type=simple): $startup"

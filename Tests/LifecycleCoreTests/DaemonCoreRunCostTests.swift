@@ -42,6 +42,7 @@ struct DaemonCoreRunCostTests {
         #expect(h.dispatches() == ["1 launch a", "2 sleep a"])
         let fields = endFields(h)
         #expect(fields["LIFECYCLE_RUN_STARTUP_SECONDS"] == "1.25")
+        #expect(fields["LIFECYCLE_RUN_DURATION_SECONDS"] == "8.0", "from leaving inactive to entering it, by PID 1's monotonic clock")
         #expect(fields["LIFECYCLE_RUN_CPU_SECONDS"] == "0.5")
         #expect(fields["LIFECYCLE_RUN_MEMORY_PEAK_BYTES"] == "1048576")
         #expect(fields["LIFECYCLE_RUN_IO_READ_BYTES"] == "0")
@@ -58,6 +59,7 @@ struct DaemonCoreRunCostTests {
         h.send(.changed(failed))
         #expect(h.dispatches() == ["1 launch a", "2 crash a"])
         #expect(endFields(h)["LIFECYCLE_RUN_CPU_SECONDS"] == "2.0")
+        #expect(endFields(h)["LIFECYCLE_RUN_DURATION_SECONDS"] == "3.0")
         #expect(endFields(h)["LIFECYCLE_UNIT_RESULT"] == "exit-code")
         let launch = Dictionary(h.journal[0].entry.fields.map { ($0.name, $0.value) }) { first, _ in first }
         #expect(launch.keys.filter { $0.hasPrefix("LIFECYCLE_RUN_") }.isEmpty)

@@ -180,7 +180,15 @@ struct RunHistoryTests {
             at(RunRecord.MessageID.unitResources, 9_000, monotonic: 20_000_000, ["CPU_USAGE_NSEC": "250000000"]),
             at(ID.unitSuccess, 9_000, monotonic: 20_000_000),
         ])
-        #expect(history.runs["a.service"]?.first?.record == RunRecord(startupSeconds: 1.5, cpuSeconds: 0.25))
+        #expect(history.runs["a.service"]?.first?.record == RunRecord(startupSeconds: 1.5, durationSeconds: 10, cpuSeconds: 0.25))
+        // A run not over yet has no duration; one whose entries lack the monotonic clock neither.
+        let going = RunHistory(entries: [at(ID.unitStarting, 5_000, monotonic: 10_000_000), at(ID.unitStarted, 6_000, monotonic: 11_000_000)])
+        #expect(going.runs["a.service"]?.first?.record.durationSeconds == nil)
+        let failed = RunHistory(entries: [
+            at(ID.unitStarted, 5_000, monotonic: 10_000_000),
+            at(ID.unitFailureResult, 7_000, monotonic: 12_500_000, ["UNIT_RESULT": "exit-code"]),
+        ])
+        #expect(failed.runs["a.service"]?.first?.record.durationSeconds == 2.5, "from its first entry to its failure")
     }
 
     @Test("runs that dumped core take systemd-coredump's entries within them, in order; other units' and earlier dumps are not theirs")

@@ -30,7 +30,25 @@ struct RunRecordTests {
         #expect(record.ioReadBytes == 4_096)
         #expect(record.ioWriteBytes == 8_192)
         #expect(record.startupSeconds == 0.25)
+        #expect(record.durationSeconds == 4)
         #expect(record.oom == nil && record.coredump == nil)
+    }
+
+    @Test("the duration: from leaving inactive to entering it again, or to the end's change when that is still an earlier run's")
+    func duration() {
+        let ended = RunRecord(properties: [
+            "InactiveExitTimestampMonotonic": 5_000_000, "InactiveEnterTimestampMonotonic": 65_500_000,
+        ])
+        #expect(ended.durationSeconds == 60.5)
+        // systemd before 254 keeps a unit activating while a restart is pending: InactiveEnter is the run before's.
+        let restartPending: [String: UInt64] = [
+            "InactiveExitTimestampMonotonic": 5_000_000, "InactiveEnterTimestampMonotonic": 4_000_000,
+        ]
+        #expect(RunRecord(properties: restartPending, endedMonotonic: 7_250_000).durationSeconds == 2.25)
+        #expect(RunRecord(properties: restartPending).durationSeconds == nil, "no end known: none, never 0")
+        #expect(RunRecord(properties: restartPending, endedMonotonic: 4_500_000).durationSeconds == nil)
+        #expect(RunRecord(properties: ["InactiveEnterTimestampMonotonic": 9_000_000]).durationSeconds == nil)
+        #expect(RunRecord(properties: ["InactiveExitTimestampMonotonic": notSet, "InactiveEnterTimestampMonotonic": 9]).durationSeconds == nil)
     }
 
     @Test("UINT64_MAX ([not set]) and missing names give nil, never 0; a real 0 stays 0")

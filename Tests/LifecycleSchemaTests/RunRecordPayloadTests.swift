@@ -18,11 +18,12 @@ struct RunRecordPayloadTests {
     @Test("every known value becomes its field and reads back the same")
     func roundTrip() {
         let record = RunRecord(
-            startupSeconds: 1.002345, cpuSeconds: 0.5, memoryPeakBytes: 12_345_678, ioReadBytes: 4_096,
+            startupSeconds: 1.002345, durationSeconds: 61.5, cpuSeconds: 0.5, memoryPeakBytes: 12_345_678, ioReadBytes: 4_096,
             ioWriteBytes: 0, oom: .kernel, coredump: CoreDump(signal: 11, cursor: "s=abc;i=1")
         )
         let (fields, read) = journaled(record)
         #expect(fields["LIFECYCLE_RUN_STARTUP_SECONDS"] == "1.002345")
+        #expect(fields["LIFECYCLE_RUN_DURATION_SECONDS"] == "61.5")
         #expect(fields["LIFECYCLE_RUN_CPU_SECONDS"] == "0.5")
         #expect(fields["LIFECYCLE_RUN_MEMORY_PEAK_BYTES"] == "12345678")
         #expect(fields["LIFECYCLE_RUN_IO_WRITE_BYTES"] == "0")

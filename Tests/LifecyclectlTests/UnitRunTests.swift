@@ -50,6 +50,20 @@ struct UnitRunTests {
         #expect(!runs[2].reconciled)
     }
 
+    @Test("the duration of a run whose end carries it is PID 1's monotonic one: a wall clock stepped during the run changes nothing")
+    func monotonicDuration() {
+        let stepped = [
+            dispatch(1, "launch", "10:00:00.000", Self.runA),
+            // The clock was set back an hour while the run went on; the run lasted 90.7 s.
+            dispatch(2, "sleep", "09:01:30.700", Self.runA, ["LIFECYCLE_RUN_DURATION_SECONDS": "90.7"]),
+            dispatch(3, "launch", "10:00:00.000", Self.runB),
+            dispatch(4, "sleep", "10:00:40.000", Self.runB, ["LIFECYCLE_RUN_DURATION_SECONDS": "1e999"]),
+        ]
+        let runs = UnitRun.runs(from: Fixtures.journaled(stepped))
+        #expect(runs[1].durationSeconds == 90)
+        #expect(runs[0].durationSeconds == 40, "a duration that is no number: by the dispatches' times")
+    }
+
     @Test("order comes from the sequence numbers, and a dispatch sent twice counts once")
     func orderAndDuplicates() {
         let shuffled = history.reversed() + [history[1]]

@@ -98,6 +98,16 @@ public struct RunHistory: Sendable, Hashable {
             return started.time >= starting.time ? Double(started.time - starting.time) / 1_000 : nil
         }
 
+        /// Seconds from the run's first entry (`begin`: its "Starting", else the first there is) to the entry that ended
+        /// it, by PID 1's monotonic clock (the wall clock may step); nil without both, or for a run not over.
+        static func durationSeconds(from begin: RunEnding.Entry, _ entries: [RunEnding.Entry]) -> Double? {
+            let endings = [RunEnding.MessageID.unitFailureResult, RunEnding.MessageID.unitSuccess, RunEnding.MessageID.unitStopped]
+            guard let end = entries.first(where: { endings.contains($0.messageID) }),
+                let from = begin.monotonicMicroseconds, let to = end.monotonicMicroseconds, to >= from
+            else { return nil }
+            return Double(to - from) / 1_000_000
+        }
+
         /// The runs taken, the builder left empty. Each run's entries are let go as soon as the run is made, so
         /// that a long history is not held twice, as entries and as runs.
         public mutating func finish() -> RunHistory {
@@ -155,6 +165,7 @@ public struct RunHistory: Sendable, Hashable {
             )
             run.record = RunRecord(entries: entries)
             run.record.startupSeconds = startupSeconds(entries)
+            run.record.durationSeconds = durationSeconds(from: start, entries)
             return run
         }
     }

@@ -32,13 +32,15 @@ extension RunRecord {
     public init(properties: [String: UInt64], isOneshot: Bool = false, endedMonotonic: UInt64? = nil) {
         func value(_ name: String) -> UInt64? { properties[name].flatMap(Self.known) }
         func timestamp(_ name: String) -> UInt64? { value(name).flatMap { $0 == 0 ? nil : $0 } }
+        let inactiveExit = timestamp("InactiveExitTimestampMonotonic")
+        let inactiveEnter = timestamp("InactiveEnterTimestampMonotonic")
+        let ended = endedMonotonic.flatMap { $0 == 0 ? nil : $0 }
         self.init(
             startupSeconds: Self.startupSeconds(
-                inactiveExit: timestamp("InactiveExitTimestampMonotonic"),
-                activeEnter: timestamp("ActiveEnterTimestampMonotonic"),
-                inactiveEnter: timestamp("InactiveEnterTimestampMonotonic"),
-                isOneshot: isOneshot, endedMonotonic: endedMonotonic.flatMap { $0 == 0 ? nil : $0 }
+                inactiveExit: inactiveExit, activeEnter: timestamp("ActiveEnterTimestampMonotonic"),
+                inactiveEnter: inactiveEnter, isOneshot: isOneshot, endedMonotonic: ended
             ),
+            durationSeconds: Self.durationSeconds(inactiveExit: inactiveExit, inactiveEnter: inactiveEnter, endedMonotonic: ended),
             cpuSeconds: value("CPUUsageNSec").map { Double($0) / 1_000_000_000 },
             memoryPeakBytes: value("MemoryPeak"),
             ioReadBytes: value("IOReadBytes"),
@@ -61,6 +63,16 @@ extension RunRecord {
         guard let start = inactiveExit else { return nil }
         if let activeEnter, activeEnter >= start { return seconds(activeEnter - start) }
         guard isOneshot else { return nil }
+        if let inactiveEnter, inactiveEnter >= start { return seconds(inactiveEnter - start) }
+        if let endedMonotonic, endedMonotonic >= start { return seconds(endedMonotonic - start) }
+        return nil
+    }
+
+    /// Seconds from leaving inactive to the run's end: entering inactive or failed again, or, for a run that ended
+    /// into a pending automatic restart (systemd before 254 keeps the unit activating then), the change that showed
+    /// the end (`endedMonotonic`). An inactive-enter time before the start is an earlier run's.
+    static func durationSeconds(inactiveExit: UInt64?, inactiveEnter: UInt64?, endedMonotonic: UInt64?) -> Double? {
+        guard let start = inactiveExit else { return nil }
         if let inactiveEnter, inactiveEnter >= start { return seconds(inactiveEnter - start) }
         if let endedMonotonic, endedMonotonic >= start { return seconds(endedMonotonic - start) }
         return nil

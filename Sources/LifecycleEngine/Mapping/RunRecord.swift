@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// What one run of a unit cost and how it ended: start-up time, CPU time, memory peak, IO, and whether it was
+/// What one run of a unit cost and how it ended: start-up time, duration, CPU time, memory peak, IO, and whether it was
 /// OOM-killed or dumped core.
 ///
 /// Every field is optional, and nil means "the host cannot say": no accounting (`CPUAccounting=`, `IOAccounting=`
@@ -15,6 +15,9 @@ public struct RunRecord: Sendable, Hashable, Codable {
     /// Seconds from leaving inactive to becoming active; for a oneshot, which never becomes active (unless
     /// `RemainAfterExit=`), its time activating.
     public var startupSeconds: Double?
+    /// Seconds from leaving inactive to the run's end, on PID 1's monotonic clock: a wall clock stepped meanwhile does
+    /// not change it.
+    public var durationSeconds: Double?
     /// CPU time the run's cgroup used (systemd counts it in nanoseconds).
     public var cpuSeconds: Double?
     /// The most memory the run's cgroup used at once (`memory.peak`), in bytes.
@@ -30,10 +33,11 @@ public struct RunRecord: Sendable, Hashable, Codable {
     public var coredump: CoreDump?
 
     public init(
-        startupSeconds: Double? = nil, cpuSeconds: Double? = nil, memoryPeakBytes: UInt64? = nil,
+        startupSeconds: Double? = nil, durationSeconds: Double? = nil, cpuSeconds: Double? = nil, memoryPeakBytes: UInt64? = nil,
         ioReadBytes: UInt64? = nil, ioWriteBytes: UInt64? = nil, oom: OOMKiller? = nil, coredump: CoreDump? = nil
     ) {
         self.startupSeconds = startupSeconds
+        self.durationSeconds = durationSeconds
         self.cpuSeconds = cpuSeconds
         self.memoryPeakBytes = memoryPeakBytes
         self.ioReadBytes = ioReadBytes
@@ -54,6 +58,7 @@ public struct RunRecord: Sendable, Hashable, Codable {
     public func merging(_ other: RunRecord) -> RunRecord {
         RunRecord(
             startupSeconds: startupSeconds ?? other.startupSeconds,
+            durationSeconds: durationSeconds ?? other.durationSeconds,
             cpuSeconds: cpuSeconds ?? other.cpuSeconds,
             memoryPeakBytes: memoryPeakBytes ?? other.memoryPeakBytes,
             ioReadBytes: ioReadBytes ?? other.ioReadBytes,
@@ -65,6 +70,7 @@ public struct RunRecord: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case startupSeconds = "startup_seconds"
+        case durationSeconds = "duration_seconds"
         case cpuSeconds = "cpu_seconds"
         case memoryPeakBytes = "memory_peak_bytes"
         case ioReadBytes = "io_read_bytes"

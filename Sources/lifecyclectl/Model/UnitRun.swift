@@ -31,9 +31,13 @@ struct UnitRun: Sendable, Equatable {
     /// but not how or when; ``endedAt`` is the last moment it was known to be going.
     static let unknownResult = "unknown"
 
-    /// Whole seconds from the beginning to the end; nil unless both are known. A clock set back gives 0.
+    /// Whole seconds from the beginning to the end: the run's own duration on PID 1's monotonic clock
+    /// (`LIFECYCLE_RUN_DURATION_SECONDS`) when its end carries it, so that a stepped clock changes nothing; else by the
+    /// dispatches' times, where a clock set back gives 0. nil unless the run is over and its end known.
     var durationSeconds: Int64? {
-        guard let beganAt, let endedAt, result != Self.unknownResult else { return nil }
+        guard result != Self.unknownResult, endedAt != nil else { return nil }
+        if let seconds = record.durationSeconds { return Int64(seconds.rounded(.down)) }
+        guard let beganAt, let endedAt else { return nil }
         return max(0, (endedAt - beganAt) / 1_000)
     }
 
@@ -107,6 +111,7 @@ struct UnitRun: Sendable, Equatable {
         var record = record
         if record.startupSeconds?.isFinite == false { record.startupSeconds = nil }
         if record.cpuSeconds?.isFinite == false { record.cpuSeconds = nil }
+        if record.durationSeconds.map({ !$0.isFinite || $0 > 1e15 }) == true { record.durationSeconds = nil }
         return record
     }
 }
