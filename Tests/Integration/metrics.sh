@@ -453,6 +453,32 @@ test_recovered_core_dump() {
         "the unit of the entry LIFECYCLE_RUN_COREDUMP_CURSOR points at"
 }
 
+# A run that began and ended while lifecycled was stopped: its recovered begin and sleep carry what PID 1's journal
+# holds of it, the start-up from "Starting" to "Started" and the duration to "Deactivated successfully" (by PID 1's
+# monotonic clock); what it cost only where PID 1 logged its "Consumed" entry, which it does at debug level for a run
+# this small, so none here.
+test_recovered_run_record() {
+    local launch sleep startup duration
+    c_exec systemctl stop lifecycled.service
+    c_exec systemctl start lc-slowstart.service
+    sleep 0.5
+    c_exec systemctl stop lc-slowstart.service
+    c_exec systemctl start lifecycled.service
+    wait_for "$WAIT" has_reconciled_sleep lc-slowstart.service
+    sleep=$(last_sleep lc-slowstart.service)
+    # The run's begin: a wake, as the run before slept a moment ago.
+    launch=$(c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled _UID=0 LIFECYCLE_UNIT=lc-slowstart.service \
+        "LIFECYCLE_INVOCATION_ID=$(jq -r .LIFECYCLE_INVOCATION_ID <<<"$sleep")" | jq -c 'select(.LIFECYCLE_EVENT != "sleep")')
+    assert_eq true "$(jq -r '.LIFECYCLE_RECONCILED // "absent"' <<<"$launch")" "the begin is a recovered one"
+    startup=$(jq -r '.LIFECYCLE_RUN_STARTUP_SECONDS // "absent"' <<<"$launch")
+    in_range "$startup" 0.9 2.5 || fail "LIFECYCLE_RUN_STARTUP_SECONDS of the recovered begin: $startup"
+    assert_eq "$startup" "$(jq -r '.LIFECYCLE_RUN_STARTUP_SECONDS // "absent"' <<<"$sleep")" "the recovered sleep's start-up"
+    duration=$(jq -r '.LIFECYCLE_RUN_DURATION_SECONDS // "absent"' <<<"$sleep")
+    in_range "$duration" "$startup" 30 || fail "LIFECYCLE_RUN_DURATION_SECONDS of the recovered run: $duration"
+}
+
+has_reconciled_sleep() { [[ $(last_sleep "$1" | jq -r '.LIFECYCLE_RECONCILED // ""') == true ]]; }
+
 has_reconciled_crash() { [[ $(last_crash "$1" | jq -r '.LIFECYCLE_RECONCILED // ""') == true ]]; }
 
 # --- run -----------------------------------------------------------------------------------------------------------
@@ -491,6 +517,8 @@ run_test "a run the kernel OOM-kills: its crash notice and the counter say the k
     test_oom_kill
 run_test "a run that dumped core while lifecycled was stopped: the recovered crash notice takes systemd-coredump's entry, not a forged one" \
     test_recovered_core_dump
+run_test "a run that began and ended while lifecycled was stopped: its recovered begin and sleep carry its start-up and duration from PID 1's journal" \
+    test_recovered_run_record
 run_test "promtool accepts the alert rules, their tests pass, it accepts the served metrics" test_alert_rules
 
 container_poweroff

@@ -120,7 +120,7 @@ struct JournalRecoveryReader {
         }
         let lastSeen: UInt64?
         do {
-            lastSeen = try lastSignOfTracking(reader)
+            lastSeen = try lastSignOfTracking(reader, thisBoot: Self.thisBoot(tail: end))
         } catch {
             logger.warning("Failed to read the journal for runs missed while lifecycled was down", metadata: ["error": "\(error)"])
             answer.isHistoryUnreadable = true
@@ -175,11 +175,12 @@ struct JournalRecoveryReader {
         var builder = sliced.undecided
         var count = 0
         var passedEnd = false
+        let boot = Self.thisBoot(tail: sliced.end)
         let add = { (entry: JournalEntry) in
             count += 1
             if sliced.isPastEnd(boot: entry.fields["_BOOT_ID"], monotonicMicroseconds: entry.monotonicMicroseconds) {
                 passedEnd = true
-            } else if let entry = runEntry(entry, position: sliced.clock) {
+            } else if let entry = runEntry(entry, position: sliced.clock, thisBoot: boot) {
                 builder.add(entry)
             }
         }
@@ -228,8 +229,8 @@ struct JournalRecoveryReader {
     }
 
     /// The time (µs since the epoch) of the last entry of the newest earlier lifecycled that tracked units.
-    private func lastSignOfTracking(_ reader: JournalReader) throws(SystemdError) -> UInt64? {
-        let own = (pid: String(getpid()), boot: JournalReader.currentBootID)
+    private func lastSignOfTracking(_ reader: JournalReader, thisBoot: String?) throws(SystemdError) -> UInt64? {
+        let own = (pid: String(getpid()), boot: thisBoot)
         let identity = ["_PID", "_BOOT_ID"]
         guard let marker = try reader.newestEntry(
             matching: DispatchMatches.own + ["MESSAGE_ID=\(TrackingStartedEntry.messageID)"], fields: identity,
@@ -242,9 +243,9 @@ struct JournalRecoveryReader {
 
     /// One of PID 1's entries, at the time PID 1 sent it (`_SOURCE_REALTIME_TIMESTAMP`), else when journald got it:
     /// a run's begin must compare exactly with systemd's state-change times (see ``UnitSnapshot/predates(_:monotonic:)``).
-    /// For an entry of this boot, PID 1's monotonic time too (`_SOURCE_MONOTONIC_TIMESTAMP`, else journald's), and
-    /// with `position` the time by the clock as it was there.
-    private func runEntry(_ entry: JournalEntry, position: JournalPosition? = nil) -> RunEnding.Entry? {
+    /// For an entry of this boot (`thisBoot`), PID 1's monotonic time too (`_SOURCE_MONOTONIC_TIMESTAMP`, else
+    /// journald's), and with `position` the time by the clock as it was there.
+    private func runEntry(_ entry: JournalEntry, position: JournalPosition? = nil, thisBoot: String? = nil) -> RunEnding.Entry? {
         guard let messageID = entry.fields["MESSAGE_ID"] else { return nil }
         let sent = entry.fields["_SOURCE_REALTIME_TIMESTAMP"].flatMap { UInt64($0) } ?? entry.realtimeMicroseconds
         let boot = entry.fields["_BOOT_ID"]
@@ -254,10 +255,17 @@ struct JournalRecoveryReader {
             // the journal is a string of its own (32 bytes, out of line).
             messageID: RunEnding.MessageID.all.first { $0 == messageID } ?? messageID,
             time: Milliseconds(sent / 1_000), fields: entry.fields,
-            monotonicMicroseconds: boot != nil && boot == currentBoot ? monotonic : nil,
+            monotonicMicroseconds: boot != nil && boot == thisBoot ? monotonic : nil,
             positionTime: boot.flatMap { position?.wallClock(ofMonotonic: monotonic, boot: $0) }
         )
     }
 
-    private let currentBoot = JournalReader.currentBootID
+    /// This boot as the journal names it: the boot of its newest entry when the recovery began (`tail`), which PID 1
+    /// and journald wrote in this boot, else the kernel's. The two differ inside a systemd-nspawn container: nspawn
+    /// lays a boot ID of the container's over `/proc/sys/kernel/random/boot_id`, which journald reads, while
+    /// lifecycled's `ProtectKernelTunables=` mounts `/proc/sys` afresh and shows the kernel's; taken from the kernel,
+    /// no entry would be of this boot, and recovered runs would lose PID 1's monotonic clock.
+    private static func thisBoot(tail: JournalPosition?) -> String? {
+        tail?.bootID ?? JournalReader.currentBootID
+    }
 }
