@@ -140,6 +140,21 @@ struct DaemonCoreStartupTests {
         #expect(!h.logs.contains { $0.message.contains("refused") })
     }
 
+    @Test("killed while a launch waits: the saved record holds it, and the next start sends it once, without its start-up")
+    func killedWhileWaiting() throws {
+        var h = try tracking()
+        h.send(.changed(Self.activating("b", second: 3)))
+        let saved = try #require(h.saved.last { $0.unit == H.unit })
+        #expect(h.dispatches() == [])
+
+        var next = try H(records: [saved])
+        next.send(.start)
+        next.send(.listing([Self.active("b", began: 3, startup: 1)]))
+        #expect(next.dispatches() == ["1 launch b"], "sent once, from the state file")
+        #expect(startup(next, 0) == nil)
+        #expect(next.core.tracker.records[H.unit]?.sequence == 1, "and not made again")
+    }
+
     @Test("a run that follows before the waiting one was seen active: the launch of the first goes out first")
     func nextRunReleases() throws {
         var h = try tracking()
