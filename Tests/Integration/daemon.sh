@@ -660,6 +660,64 @@ test_state_survives_and_clean_stop() {
     assert_eq "$before" "$(state_digests)" "state files after stopping lifecycled"
 }
 
+is_activating() { [[ $(unit_prop "$1" ActiveState) == activating ]]; }
+is_active() { [[ $(unit_prop "$1" ActiveState) == active ]]; }
+# state_sequence_is UNIT N: UNIT's state file numbers its last dispatch N (made, whether or not in the journal yet).
+state_sequence_is() { [[ $(state "$1" .sequence) == "$2" ]]; }
+
+# A run seen while still activating: its begin waits for the start-up, and the unit's custom event made meanwhile
+# waits behind it. Stopping lifecycled while a begin waits writes it before lifecycled exits; a SIGKILL leaves it in
+# the state file, and the next start sends it once. Each without the start-up, which its end then carries.
+test_begin_waits_for_startup() {
+    local unit=lc-slowpre.service entry startup
+    c_exec systemctl start --no-block "$unit"
+    wait_for "$WAIT" is_activating "$unit"
+    wait_for "$WAIT" state_sequence_is "$unit" 1
+    c_exec "$PREFIX_INSIDE/bin/lifecyclectl" track "$unit" deployed >/dev/null
+    assert_eq 0 "$(dispatch_count "$unit")" "dispatches of $unit in the journal while it starts"
+    wait_dispatches "$unit" 2
+    entry=$(nth_dispatch "$unit" 1)
+    assert_json_field "$entry" LIFECYCLE_EVENT launch
+    assert_json_field "$entry" LIFECYCLE_SEQUENCE 1
+    startup=$(json_field "$entry" LIFECYCLE_RUN_STARTUP_SECONDS)
+    awk -v v="$startup" 'BEGIN { exit !(v != "" && v >= 2.9 && v <= 6) }' ||
+        fail "LIFECYCLE_RUN_STARTUP_SECONDS on the launch of a start with ExecStartPre=/bin/sleep 3: '$startup'"
+    entry=$(nth_dispatch "$unit" 2)
+    assert_json_field "$entry" LIFECYCLE_EVENT deployed
+    assert_json_field "$entry" LIFECYCLE_SEQUENCE 2
+
+    # lifecycled stopped while the next run starts.
+    c_exec systemctl restart --no-block "$unit"
+    wait_for "$WAIT" state_sequence_is "$unit" 4 # the sleep, and the wake that waits
+    wait_for "$WAIT" is_activating "$unit"
+    c_exec systemctl stop lifecycled.service
+    wait_dispatches "$unit" 4
+    entry=$(nth_dispatch "$unit" 4)
+    assert_json_field "$entry" LIFECYCLE_EVENT wake
+    assert_json_field "$entry" LIFECYCLE_SEQUENCE 4
+    assert_json_field "$entry" LIFECYCLE_RUN_STARTUP_SECONDS ""
+    c_exec systemctl start lifecycled.service
+    wait_for "$WAIT" is_active "$unit"
+
+    # lifecycled SIGKILLed while the next run starts (Restart=on-failure starts it again).
+    c_exec systemctl restart --no-block "$unit"
+    wait_for "$WAIT" state_sequence_is "$unit" 6
+    is_activating "$unit" || fail "$unit was no longer starting when lifecycled was to be killed"
+    c_exec systemctl kill -s KILL lifecycled.service
+    wait_dispatches "$unit" 6
+    wait_for "$WAIT" is_active "$unit"
+    wait_for "$WAIT" nothing_pending "$unit"
+    assert_eq 6 "$(dispatch_count "$unit")" "dispatches of $unit: its wake sent once after the SIGKILL"
+    entry=$(nth_dispatch "$unit" 6)
+    assert_json_field "$entry" LIFECYCLE_EVENT wake
+    assert_json_field "$entry" LIFECYCLE_SEQUENCE 6
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 7
+    startup=$(json_field "$(nth_dispatch "$unit" 7)" LIFECYCLE_RUN_STARTUP_SECONDS)
+    awk -v v="$startup" 'BEGIN { exit !(v != "" && v >= 2.9 && v <= 6) }' ||
+        fail "LIFECYCLE_RUN_STARTUP_SECONDS on the sleep after a wake written without it: '$startup'"
+}
+
 # --- run -----------------------------------------------------------------------------------------------------------
 
 container_install_trap
@@ -693,6 +751,8 @@ run_test "a second lifecycled on the same state directory refuses to start" test
 run_test "corrupt state file is moved aside, the unit is rebuilt from its dispatches" test_corrupt_state_file
 run_test "a unit started or restarted right after daemon-reload is tracked" test_start_right_after_daemon_reload
 run_test "a clean stop while lifecycled is down is a sleep, not a crash" test_stop_while_lifecycled_is_down
+run_test "a begin seen activating waits for its start-up, a custom event behind it; stopping or killing lifecycled meanwhile loses and repeats nothing" \
+    test_begin_waits_for_startup
 run_test "state files survive a restart; clean stop" test_state_survives_and_clean_stop
 
 container_poweroff
