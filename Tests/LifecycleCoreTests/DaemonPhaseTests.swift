@@ -75,9 +75,7 @@ struct DaemonPhaseTests {
 
     @Test("from a phase, an input leads to a phase and effects", arguments: rows)
     func transition(_ row: Row) throws {
-        var h = try H()
-        h.recovery = nil
-        for input in row.from.inputs { h.send(input) }
+        var h = try Self.harness(in: row.from)
         h.performed = []
         h.send(row.input)
         #expect(Self.name(h.core.phase) == row.to)
@@ -87,9 +85,7 @@ struct DaemonPhaseTests {
 
     @Test("what a phase holds is taken once the recovery is done: the changes after the missed runs, then the requests")
     func heldUntilRecovered() throws {
-        var h = try H()
-        h.recovery = nil
-        for input in From.signalsLost.inputs { h.send(input) }
+        var h = try Self.harness(in: .signalsLost)
         h.send(Self.request)
         h.send(Self.change)
         #expect(h.core.phase == .signalsLost(since: UInt64(H.t0) * 1_000, held: HeldInputs(
@@ -106,9 +102,7 @@ struct DaemonPhaseTests {
 
     @Test("SIGTERM answers the calls held for a recovery that will not finish, and refuses those that come after it")
     func stoppingAnswersHeldCalls() throws {
-        var h = try H()
-        h.recovery = nil
-        for input in From.recoveringAtStart.inputs { h.send(input) }
+        var h = try Self.harness(in: .recoveringAtStart)
         h.send(Self.request)
         #expect(h.replies.isEmpty, "held")
         h.send(.stop)
@@ -116,6 +110,14 @@ struct DaemonPhaseTests {
         h.send(.request(EventRequest(unit: H.unit, event: .custom("late")), reply: ReplyToken(8)))
         #expect(h.replies[ReplyToken(8)] == .failure(.stopping))
         #expect(h.journal.isEmpty, "nothing recorded")
+    }
+
+    /// A harness whose core is in phase `from`; the journal does not answer a recovery, which stays under way.
+    static func harness(in from: From) throws -> H {
+        var h = try H()
+        h.recovery = nil
+        for input in from.inputs { h.send(input) }
+        return h
     }
 
     /// The case name of an enum value.
