@@ -16,7 +16,6 @@ extension DaemonCore {
                 ),
                 of: unit
             )
-            outbox.hold(unit)
             planStartupPatience()
         }
     }
@@ -40,15 +39,16 @@ extension DaemonCore {
         }
     }
 
-    /// `unit`'s launch goes out, with `startup` when known, and the unit's dispatches held behind it.
+    /// `unit`'s launch goes to the outbox, with `startup` when known, and the unit's dispatches held behind it.
     mutating func releaseLaunch(of unit: String, startup: Double?) {
-        guard let launch = startingRuns.remove(unit) else { return }
-        var amended: PendingDispatch?
-        if let startup, let (record, entry) = tracker.completeStartup(of: launch, unit: unit, seconds: startup) {
+        guard var launch = startingRuns.remove(unit) else { return }
+        if let startup, let (record, entry) = tracker.completeStartup(of: launch, unit: unit, seconds: startup),
+            let index = launch.held.firstIndex(where: { $0.sequence == launch.sequence })
+        {
             effects.append(.save(record))
-            amended = PendingDispatch(unit: unit, sequence: launch.sequence, entry: entry)
+            launch.held[index].entry = entry
         }
-        outbox.release(unit, amended: amended)
+        for dispatch in launch.held { outbox.enqueue(dispatch) }
     }
 
     /// The timer fired: a launch that waited ``StartingRuns/patience`` goes out without its start-up.

@@ -411,7 +411,8 @@ extension DaemonCore {
             case .persist(let record):
                 effects.append(.save(record))
             case .dispatch(let unit, _, _, _, let number, let entry):
-                outbox.enqueue(PendingDispatch(unit: unit, sequence: number, entry: entry))
+                let pending = PendingDispatch(unit: unit, sequence: number, entry: entry)
+                if !startingRuns.hold(pending) { outbox.enqueue(pending) }
                 sequence = number
             case .refused(let unit, let event, let error):
                 log(.debug, "Ignored \(event) of \(unit): \(error)")

@@ -55,9 +55,6 @@ struct Outbox: Sendable {
 
     /// Made, not handed out yet: behind the batch in flight, or refused and waiting for the retry.
     private(set) var queued: [PendingDispatch] = []
-    /// Made and held back, by unit: a launch waiting for its run's start-up (``StartingRuns``), and the unit's
-    /// dispatches made after it, which keep their order behind it.
-    private var held: [String: [PendingDispatch]] = [:]
     /// Handed out in the last `send`, waiting for its answer.
     private(set) var inFlight: [PendingDispatch] = []
     private(set) var isWaitingForRetry = false
@@ -95,25 +92,7 @@ struct Outbox: Sendable {
     var isFullForRecovery: Bool { confirms && unconfirmedCount >= Self.recoveryBound }
 
     mutating func enqueue(_ dispatch: PendingDispatch) {
-        if held[dispatch.unit] != nil {
-            held[dispatch.unit]?.append(dispatch)
-        } else {
-            queued.append(dispatch)
-        }
-    }
-
-    /// From now on, `unit`'s dispatches are held back until ``release(_:amended:)``.
-    mutating func hold(_ unit: String) {
-        if held[unit] == nil { held[unit] = [] }
-    }
-
-    /// `unit`'s held dispatches join the queue, in order; `amended` takes the place of the one of its number.
-    mutating func release(_ unit: String, amended: PendingDispatch?) {
-        guard var dispatches = held.removeValue(forKey: unit) else { return }
-        if let amended, let index = dispatches.firstIndex(where: { $0.sequence == amended.sequence }) {
-            dispatches[index] = amended
-        }
-        queued.append(contentsOf: dispatches)
+        queued.append(dispatch)
     }
 
     /// Takes the dispatches an earlier process saved as pending: they are looked for before anything is sent again.

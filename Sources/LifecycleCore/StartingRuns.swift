@@ -9,7 +9,7 @@ import LifecycleSchema
 /// a oneshot) has no start-up yet. Its launch is made at once (counters, sequence number, state file: nothing waits
 /// but the entry), and the entry waits until the unit is active, or the run is over (a oneshot's start-up is its
 /// activation; a start that failed has none), then goes out with `LIFECYCLE_RUN_STARTUP_SECONDS`. The unit's later
-/// dispatches wait behind it in the outbox, so its journal keeps the unit's order. A start that takes longer than
+/// dispatches wait behind it here, and go to the outbox with it, so its journal keeps the unit's order. A start that takes longer than
 /// ``patience`` is written without its start-up, which its end carries; so is one waiting when lifecycled stops.
 struct StartingRuns: Sendable {
     /// A launch or wake waiting for its run's start-up, with what its entry is made again from.
@@ -21,6 +21,8 @@ struct StartingRuns: Sendable {
         var version: String?
         /// When it is written without its start-up.
         var deadline: Milliseconds
+        /// The unit's dispatches held back, in the order made: the launch's own first, then those made since.
+        var held: [PendingDispatch] = []
     }
 
     /// How long a launch waits for its run to become active: systemd's default start timeout
@@ -37,6 +39,15 @@ struct StartingRuns: Sendable {
 
     mutating func hold(_ launch: Launch, of unit: String) {
         launches[unit] = launch
+    }
+
+    /// Holds `dispatch` back when a launch of its unit waits.
+    ///
+    /// - Returns: whether it was held.
+    mutating func hold(_ dispatch: PendingDispatch) -> Bool {
+        guard launches[dispatch.unit] != nil else { return false }
+        launches[dispatch.unit]?.held.append(dispatch)
+        return true
     }
 
     mutating func remove(_ unit: String) -> Launch? {
