@@ -37,6 +37,26 @@ struct RunHistoryTests {
         #expect(history.runs["b.service"] == [b1])
     }
 
+    @Test("past the history's end, only the skip of a start begun before it counts: that start is no run")
+    func skipPastTheEnd() {
+        var builder = RunHistory.Builder()
+        for entry in [
+            entry("a.service", "a1", ID.unitStarting, 10), entry("b.service", "b1", ID.unitStarting, 11),
+        ] { builder.add(entry) }
+        // After the end: a1's condition skipped it; b1 started and stopped, and c1 began and was skipped, which the
+        // signals record.
+        for entry in [
+            entry("a.service", "a1", ID.unitSkipped, 12), entry("b.service", "b1", ID.unitStarted, 13),
+            entry("b.service", "b1", ID.unitSuccess, 14), entry("c.service", "c1", ID.unitStarting, 15),
+            entry("c.service", "c1", ID.unitSkipped, 16),
+        ] { builder.addPastEnd(entry) }
+        let history = builder.finish()
+        #expect((history.runs["a.service"] ?? []).isEmpty, "a skipped start is no run")
+        #expect(history.runs["b.service"] == [RunHistory.Run(invocationID: "b1", began: 11, ending: nil)],
+                "begun before the end, over after it: the signals tell its end")
+        #expect(history.runs["c.service"] == nil)
+    }
+
     @Test("read in slices: a unit's last run stays in the builder until its entries say it is over, so a run cut in two is decided whole")
     func slicesKeepOpenRuns() {
         var builder = RunHistory.Builder()

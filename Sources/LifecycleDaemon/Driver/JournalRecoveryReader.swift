@@ -180,6 +180,7 @@ struct JournalRecoveryReader {
             count += 1
             if sliced.isPastEnd(boot: entry.fields["_BOOT_ID"], monotonicMicroseconds: entry.monotonicMicroseconds) {
                 passedEnd = true
+                if let entry = runEntry(entry, position: sliced.clock, thisBoot: boot) { builder.addPastEnd(entry) }
             } else if let entry = runEntry(entry, position: sliced.clock, thisBoot: boot) {
                 builder.add(entry)
             }

@@ -71,6 +71,17 @@ public struct RunHistory: Sendable, Hashable {
             "UNIT", "INVOCATION_ID", "MESSAGE_ID", "_SOURCE_REALTIME_TIMESTAMP", "_SOURCE_MONOTONIC_TIMESTAMP", "_BOOT_ID",
         ]
 
+        /// Takes one of PID 1's entries that came after the history's end (``SlicedHistory``): only a skip
+        /// (`ExecCondition=`) of a run the history holds begun. That start is no run, and what is recorded after the end
+        /// (the signals) sees it only being checked and then skipped, which begins nothing: without the skip, the
+        /// history would give it out as a run begun.
+        public mutating func addPastEnd(_ entry: RunEnding.Entry) {
+            guard entry.messageID == RunEnding.MessageID.unitSkipped, let unit = entry.fields["UNIT"],
+                let id = entry.fields["INVOCATION_ID"], byRun[unit]?[id] != nil
+            else { return }
+            add(entry)
+        }
+
         /// Takes one of PID 1's entries, oldest first.
         public mutating func add(_ entry: RunEnding.Entry) {
             guard let unit = entry.fields["UNIT"], !unit.isEmpty, let id = entry.fields["INVOCATION_ID"], !id.isEmpty,
