@@ -49,6 +49,10 @@ struct UnitArchiveTests {
         _ = cut.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
         #expect(try archive.records(of: ["web.service"]).map(\.sequence) == [2])
+
+        // The next append starts on a line of its own: its record is not glued onto the torn one.
+        try archive.append([record("web.service", sequence: 4)])
+        #expect(try archive.records(of: ["web.service"]).map(\.sequence) == [4])
     }
 
     @Test("a name that only contains another unit's name is not taken for it")

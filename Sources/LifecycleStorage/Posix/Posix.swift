@@ -67,6 +67,16 @@ enum Posix {
         }
     }
 
+    /// The last byte of the open file `fd`, nil when it is empty (`fstat(2)` and `pread(2)`).
+    static func lastByte(_ fd: CInt) throws(SystemCallError) -> UInt8? {
+        var info = stat()
+        _ = try retrying("fstat") { fstat(fd, &info) }
+        guard info.st_size > 0 else { return nil }
+        var byte: UInt8 = 0
+        let count = try retrying("pread") { pread(fd, &byte, 1, info.st_size - 1) }
+        return count == 1 ? byte : nil
+    }
+
     /// Wraps `fsync(2)`.
     static func sync(_ fd: CInt) throws(SystemCallError) {
         _ = try retrying("fsync") { fsync(fd) }

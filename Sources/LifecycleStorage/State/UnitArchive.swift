@@ -15,7 +15,8 @@ import Glibc
 /// - A unit's lines all go to one of ``shardCount`` files, by a hash of its name, so that finding a unit reads a
 ///   small part of the archive, and nothing of it is read at start.
 /// - Appending is one `write` and one `fsync` per file for a whole batch; nothing is ever rewritten, so a crash
-///   leaves at most a partial last line, which reading skips.
+///   leaves at most a partial last line, which reading skips. The next append ends that line first, so that its
+///   first record is a line of its own rather than glued to the torn one.
 /// - A unit archived again appends a newer line; the last line of a unit is its record.
 public struct UnitArchive: Sendable {
     /// How many files the archive is spread over.
@@ -70,9 +71,10 @@ public struct UnitArchive: Sendable {
         for (name, bytes) in lines.sorted(by: { $0.key < $1.key }) {
             let path = directory + "/" + name
             do {
-                let fd = try Posix.openFile(path, flags: O_WRONLY | O_APPEND | O_CREAT, mode: StateStore.fileMode)
+                let fd = try Posix.openFile(path, flags: O_RDWR | O_APPEND | O_CREAT, mode: StateStore.fileMode)
                 defer { Posix.closeIgnoringErrors(fd) }
-                try Posix.writeAll(fd, bytes)
+                let isTorn = try Posix.lastByte(fd).map { $0 != UInt8(ascii: "\n") } ?? false
+                try Posix.writeAll(fd, isTorn ? [UInt8(ascii: "\n")] + bytes : bytes)
                 try Posix.sync(fd)
                 sizes[name] = try Posix.status(path).map { Int($0.st_size) } ?? 0
             } catch {
