@@ -31,8 +31,11 @@ public struct PendingDispatch: Sendable, Equatable {
         }
     }
 
-    /// The matches that find this dispatch among lifecycled's own root-owned entries.
+    /// The matches that find this dispatch among lifecycled's own root-owned entries: its unit, number and event
+    /// time, which a dispatch sent again repeats byte for byte. The time keeps a look from taking an older entry with
+    /// the same unit and number for this one (a record that started again after the archive's retention dropped it).
     public var journalQuery: [String] {
-        DispatchMatches.dispatch(unit: unit, sequence: sequence)
+        let time = entry.journalFields[DispatchField.time].map { ["\(DispatchField.time)=\($0)"] } ?? []
+        return DispatchMatches.dispatch(unit: unit, sequence: sequence) + time
     }
 }

@@ -108,3 +108,15 @@ struct OutboxTests {
         #expect(outbox.takeBatch()?.map(\.sequence) == [2, 3])
     }
 }
+
+/// How a dispatch is looked for in the journal.
+struct PendingDispatchQueryTests {
+    @Test("a dispatch is looked for by its unit, number and event time: an older entry with the same number is not it")
+    func queryNamesTheTime() {
+        let first = OutboxTests.dispatch(1, second: 100)
+        let again = OutboxTests.dispatch(1, second: 900)
+        #expect(first.journalQuery.contains("LIFECYCLE_TIME=1970-01-01T00:01:40.000Z"))
+        #expect(first.journalQuery.contains("LIFECYCLE_SEQUENCE=1"))
+        #expect(first.journalQuery != again.journalQuery)
+    }
+}
