@@ -82,8 +82,10 @@ extension DaemonCore {
         planArchiving(notBefore: isWaiting ? now + GoneUnits.retryInterval : nil)
     }
 
-    /// Before `input` shows units that are neither recorded nor seen (their first sighting since they were archived,
-    /// or ever): asks for their archived records, and holds the input until the answer.
+    /// Before `input` touches units that are neither recorded nor seen (their first sighting since they were
+    /// archived, or ever): asks for their archived records, and holds the input until the answer. Every input that can
+    /// start a record comes here (a listing, a change, PID 1's history, a manual or custom event), so that no record
+    /// starts fresh while the archive holds the unit's counters and numbers (docs/architecture.md, "Units gone").
     ///
     /// - Returns: whether the input waits for the archive.
     mutating func awaitsArchive(before input: DaemonInput) -> Bool {
@@ -92,6 +94,9 @@ extension DaemonCore {
         case .listing(let snapshots): units = snapshots.filter { !$0.invocationID.isEmpty }.map(\.name)
         case .changed(let snapshot): units = snapshot.invocationID.isEmpty ? [] : [snapshot.name]
         case .recovered(let answer): units = answer.history.map { Array($0.units) } ?? []
+        case .request(let request, _):
+            // A name that cannot be a unit's is refused by the request itself, without a look-up.
+            units = UnitTracker.invalidUnitNameReason(request.unit) == nil ? [request.unit] : []
         default: return false
         }
         let unknown = units.filter { unit in
@@ -99,27 +104,53 @@ extension DaemonCore {
         }
         archiveChecked = []
         guard !unknown.isEmpty else { return false }
-        awaited = .archive(of: unknown, then: input)
+        awaited = .archive(of: unknown, then: input, failures: 0)
         effects.append(.readArchive(unknown.sorted()))
         return true
     }
 
     /// The archive answered: the records it holds come back (and are saved again), then the held input is taken.
+    ///
+    /// An archive that cannot be read starts no fresh record: a D-Bus call is refused, saying why; anything else is
+    /// held, and the archive read again 1 s, 2 s, 4 s … at most ``archiveRetryLimit`` apart, until it answers. What
+    /// comes meanwhile waits behind it, in order, as behind any answer awaited.
     mutating func takeArchive(_ records: [UnitRecord]?) {
-        guard case .archive(let units, let input)? = awaited else {
+        guard case .archive(let units, let input, let failures)? = awaited else {
             log(.debug, "Ignored an answer of the archive that was not asked for")
+            return
+        }
+        guard let records else {
+            if case .request(_, let token) = input {
+                awaited = nil
+                log(.warning, "The archive could not be read: refused an event for \(units[0]), which may be archived")
+                effects.append(.reply(token, .failure(.archiveUnreadable(units[0]))))
+                return
+            }
+            let delay = min(Self.archiveRetryLimit, 1_000 << min(failures, 16))
+            if failures == 0 {
+                log(.warning, "The archive could not be read: \(units.count) units that may be archived wait for it, "
+                    + "and every change behind them; reading it again in \(delay / 1_000) s, then less often")
+            }
+            awaited = .archive(of: units, then: input, failures: failures + 1)
+            effects.append(.arm(.retryArchive, at: now + delay))
             return
         }
         awaited = nil
         archiveChecked = Set(units)
-        if let records {
-            for record in records where tracker.restore(record) {
-                effects.append(.save(record))
-                log(.notice, "\(record.unit) is back: its record comes from the archive (dispatch \(record.sequence))")
-            }
-        } else {
-            log(.warning, "The archive could not be read: \(units.count) units start without their archived records")
+        if failures > 0 { log(.notice, "The archive could be read again after \(failures) failed reads") }
+        for record in records where tracker.restore(record) {
+            effects.append(.save(record))
+            log(.notice, "\(record.unit) is back: its record comes from the archive (dispatch \(record.sequence))")
         }
         process(input)
+    }
+
+    /// The longest wait between two reads of an archive that could not be read, in ms.
+    static let archiveRetryLimit: Milliseconds = 30_000
+
+    /// The retry timer fired: the units still waiting are looked up again.
+    mutating func readArchiveAgain() {
+        guard case .archive(let units, _, _)? = awaited else { return }
+        effects.append(.readArchive(units.sorted()))
     }
 }

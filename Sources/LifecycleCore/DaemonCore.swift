@@ -35,8 +35,9 @@ public struct DaemonCore: Sendable {
         case ending(of: String, before: MappedTransition, reads: Int, barrier: UInt64)
         /// The unit's version.
         case version(for: MappedTransition)
-        /// The archived records of units shown for the first time, before `input`, which shows them, is taken.
-        case archive(of: [String], then: DaemonInput)
+        /// The archived records of units shown for the first time, before `input`, which shows them, is taken; and
+        /// how many reads in a row could not read the archive.
+        case archive(of: [String], then: DaemonInput, failures: Int)
         /// What the run that `end` ends cost, before the end is recorded.
         case cost(of: MappedTransition)
         /// What the journal tells of the failed run that `end` ends (``RunJournalQuery``), and the reads so far.
@@ -332,6 +333,8 @@ public struct DaemonCore: Sendable {
             releaseOverdueLaunches()
         case .retryRecovery:
             if case .recovering = phase, let query = lastRecoveryQuery { readRecovery(query) }
+        case .retryArchive:
+            readArchiveAgain()
         }
     }
 

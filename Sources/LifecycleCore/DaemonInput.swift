@@ -123,6 +123,8 @@ public enum DaemonTimer: Sendable, Hashable {
     case retryRecovery
     /// Read the journal about a failed run again: it did not show the barrier, or the core dump, yet (``RunJournalQuery``).
     case retryRunJournal
+    /// Read the archive again: it could not be read, and the input that shows units it may hold waits for it.
+    case retryArchive
     /// Write the launches that waited too long for their run's start-up without it (``StartingRuns``).
     case startupPatience
 }

@@ -14,6 +14,9 @@ public enum EventRequestError: Error, Sendable, Equatable, CustomStringConvertib
     case invalidArgument(String)
     /// lifecycled is stopping: the request came, or was still waiting for a recovery, when SIGTERM did.
     case stopping
+    /// The unit's archived record could not be read: recording the event on a fresh record would number and count
+    /// it from 1 again.
+    case archiveUnreadable(String)
 
     public var description: String {
         switch self {
@@ -21,6 +24,9 @@ public enum EventRequestError: Error, Sendable, Equatable, CustomStringConvertib
         case .refused(let error): error.description
         case .invalidArgument(let reason): reason
         case .stopping: "lifecycled is stopping: the event was not recorded; send it again once lifecycled runs."
+        case .archiveUnreadable(let unit):
+            "The archive that may hold the record of \(unit) cannot be read (see lifecycled's log): the event was not "
+                + "recorded, so that the unit's counters and numbers do not start again; send it again later."
         }
     }
 }

@@ -199,16 +199,70 @@ struct DaemonCoreArchiveTests {
         #expect(h.core.tracker.records[H.unit] != nil)
     }
 
-    @Test("an archive that cannot be read: the unit starts fresh, and it is said")
+    @Test("an archive that cannot be read starts no fresh record: the change waits, read again less often, until it answers")
     func unreadableArchive() throws {
         var h = try afterOneRun(archiveAfterMinutes: 0)
         h.send(.unitRemoved(H.unit))
         movePosition(&h)
         h.fire(.archiveGoneUnits)
         h.archiveReadable = false
+        let failedAt = h.now
         h.send(.changed(H.snapshot("active", "b", second: 10)))
-        #expect(h.dispatches().last == "1 launch b")
+        h.send(.changed(H.snapshot("inactive", "b", second: 11)))
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a"], "nothing recorded on a fresh record")
         #expect(h.logs.contains { $0.level == .warning && $0.message.contains("archive could not be read") })
+        #expect(h.armed[.retryArchive] == failedAt + 1_000)
+        h.fire(.retryArchive)
+        #expect(h.armed[.retryArchive] == failedAt + 1_000 + 2_000, "then less often")
+        #expect(h.archiveReads.count == 2)
+
+        h.archiveReadable = true
+        h.fire(.retryArchive)
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a", "3 wake b", "4 sleep b"], "numbered on, in order")
+        #expect(h.core.tracker.records[H.unit]?.state.totalLaunchCount == 1)
+        #expect(h.logs.contains { $0.level == .notice && $0.message.contains("archive could be read again") })
+    }
+
+    /// A unit driven only by manual events (autotracking off), whose record went to the archive: systemd never lists
+    /// it, so only its events can bring the record back.
+    func archivedManualUnit() throws -> H {
+        let job = UnitRecord(unit: "web-job.service", sequence: 2)
+        var h = try H(records: [job], autotracking: false, archiveAfterMinutes: 0)
+        h.archive = [:]
+        h.send(.start)
+        h.send(.listing([]))
+        movePosition(&h)
+        h.fire(.archiveGoneUnits)
+        #expect(h.archive["web-job.service"]?.sequence == 2)
+        #expect(h.core.tracker.records["web-job.service"] == nil)
+        return h
+    }
+
+    @Test("a manual or custom event of an archived unit brings its record back first: numbered and counted on")
+    func manualEventOfArchivedUnit() throws {
+        var h = try archivedManualUnit()
+        var record = h.archive["web-job.service"]!
+        record.state.totalLaunchCount = 1
+        h.archive["web-job.service"] = record
+        h.send(.request(EventRequest(unit: "web-job.service", event: .lifecycle(.launch)), reply: ReplyToken(1)))
+        #expect(h.archiveReads.last == ["web-job.service"])
+        #expect(h.replies[ReplyToken(1)] == .success(3), "dispatch 3, after the archived 2")
+        #expect(h.core.tracker.records["web-job.service"]?.state.totalLaunchCount == 2)
+        h.send(.request(EventRequest(unit: "web-job.service", event: .custom("backup")), reply: ReplyToken(2)))
+        #expect(h.replies[ReplyToken(2)] == .success(4))
+        #expect(h.archiveReads.count == 1, "a unit in memory is not looked up again")
+    }
+
+    @Test("an event of an archived unit while the archive cannot be read is refused, saying why; nothing is recorded")
+    func manualEventWhileArchiveUnreadable() throws {
+        var h = try archivedManualUnit()
+        h.archiveReadable = false
+        h.send(.request(EventRequest(unit: "web-job.service", event: .custom("backup")), reply: ReplyToken(1)))
+        #expect(h.replies[ReplyToken(1)] == .failure(.archiveUnreadable("web-job.service")))
+        #expect(h.core.tracker.records["web-job.service"] == nil)
+        h.archiveReadable = true
+        h.send(.request(EventRequest(unit: "web-job.service", event: .custom("backup")), reply: ReplyToken(2)))
+        #expect(h.replies[ReplyToken(2)] == .success(3))
     }
 
     @Test("a first listing asks the archive about its running units in one look-up, before it is taken")

@@ -47,7 +47,7 @@ public struct ManagerError: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(name: Self.unknownUnit, message: error.description)
         case .invalidArgument:
             self.init(name: Self.invalidArgument, message: error.description)
-        case .stopping:
+        case .stopping, .archiveUnreadable:
             self.init(name: Self.failed, message: error.description)
         case .refused(let refusal):
             let event = switch request.event {
