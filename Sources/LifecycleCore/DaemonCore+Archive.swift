@@ -95,8 +95,10 @@ extension DaemonCore {
         case .changed(let snapshot): units = snapshot.invocationID.isEmpty ? [] : [snapshot.name]
         case .recovered(let answer): units = answer.history.map { Array($0.units) } ?? []
         case .request(let request, _):
-            // A name that cannot be a unit's is refused by the request itself, without a look-up.
-            units = UnitTracker.invalidUnitNameReason(request.unit) == nil ? [request.unit] : []
+            // Stopping, a request is refused as it is; a name that cannot be a unit's is refused by the request
+            // itself. Neither needs a look-up.
+            let isTaken = phase != .stopping && UnitTracker.invalidUnitNameReason(request.unit) == nil
+            units = isTaken ? [request.unit] : []
         default: return false
         }
         let unknown = units.filter { unit in

@@ -1258,6 +1258,32 @@ test_archive_gone_units() {
     c_exec systemctl reload lifecycled.service
 }
 
+# A unit driven only by manual events (autotracking off): systemd never lists it, so after a restart its record is
+# gone from every listing and goes to the archive. Its next event must bring the record back, not start at #1.
+test_archive_manual_unit() {
+    local unit=job-archived.service pid
+    write_config "${BASE_CONFIG%\}}, \"archive_after_minutes\": 0}"
+    c_exec systemctl reload lifecycled.service
+    c_exec "$CTL" launch "$unit" >/dev/null
+    c_exec "$CTL" sleep "$unit" >/dev/null
+    wait_dispatches "$unit" 2
+    wait_for "$WAIT" nothing_pending "$unit" || fail "dispatches of $unit still pending: $(pending_count "$unit")"
+    pid=$(lifecycled_pid)
+    c_exec systemctl restart lifecycled.service
+    wait_for "$WAIT" lifecycled_replaced "$pid" || fail "lifecycled did not come back"
+    # It waits for the saved journal position to pass its going: two readings of the tail, 10 s apart.
+    wait_for 60 archived "$unit" || fail "$unit was not archived after the restart"
+    assert_eq "$unit: launch dispatched, sequence 3." "$(c_exec "$CTL" launch --verbose "$unit")" \
+        "the launch's dispatch number after the archived 2"
+    wait_dispatches "$unit" 3
+    assert_eq "1 launch,2 sleep,3 launch" "$(dispatch_summary "$unit")" "dispatches of the manual-only unit"
+    assert_eq "sequence=3 launch=2 wake=2 sleep=1 crash=0 last=launch" "$(state_counters "$unit")" \
+        "state file after the manual launch"
+    assert_contains "$(last_daemon_log "$unit is back")" "from the archive" "the notice"
+    write_config "$BASE_CONFIG"
+    c_exec systemctl reload lifecycled.service
+}
+
 # --- run -----------------------------------------------------------------------------------------------------------
 
 container_install_trap
@@ -1332,6 +1358,8 @@ only "10b. a unit PID 1 logs nothing of, restarted twice while lifecycled is sto
 # Last: every unit gone by then is archived.
 only "11. a unit systemd unloaded is archived (archive_after_minutes 0, within 30 s), its archive file compacted past 256 KiB; run again, its counters go on" \
     test_archive_gone_units
+only "11b. a unit driven only by manual events, archived after a restart (archive_after_minutes 0): its next launch is numbered and counted on" \
+    test_archive_manual_unit
 
 container_poweroff
 echo "runtime: $((SECONDS - suite_started)) s"

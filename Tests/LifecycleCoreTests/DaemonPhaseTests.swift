@@ -42,22 +42,23 @@ struct DaemonPhaseTests {
     // A unit never seen before is looked for in the archive before its change is taken (readArchive).
     static let rows: [Row] = [
         Row(from: .starting, input: change, to: "starting", effects: ["readArchive"]),
-        Row(from: .starting, input: request, to: "starting", effects: []),
+        // A request for a unit neither recorded nor seen asks the archive first (web.service is unknown here).
+        Row(from: .starting, input: request, to: "starting", effects: ["readArchive"]),
         Row(from: .starting, input: .listing([]), to: "recovering", effects: ["notify", "readRecovery"]),
         Row(from: .starting, input: .signalsLost, to: "starting", effects: []),
         Row(from: .recoveringAtStart, input: change, to: "recovering", effects: ["readArchive"]),
-        Row(from: .recoveringAtStart, input: request, to: "recovering", effects: []),
+        Row(from: .recoveringAtStart, input: request, to: "recovering", effects: ["readArchive"]),
         Row(from: .recoveringAtStart, input: .listing([]), to: "recovering", effects: []),
         Row(
             from: .recoveringAtStart, input: .recovered(RecoveryAnswer()), to: "tracking",
             effects: ["publishManager", "notify", "markTracking", "releaseMemory"]
         ),
         Row(from: .tracking, input: change, to: "tracking", effects: ["readArchive", "readVersion", "save", "send"]),
-        Row(from: .tracking, input: request, to: "tracking", effects: ["save", "reply", "send"]),
+        Row(from: .tracking, input: request, to: "tracking", effects: ["readArchive", "save", "reply", "send"]),
         Row(from: .tracking, input: .signalsLost, to: "signalsLost", effects: []),
         Row(from: .tracking, input: .connectionLost("test"), to: "signalsLost", effects: ["notify"]),
         Row(from: .signalsLost, input: change, to: "signalsLost", effects: ["readArchive"]),
-        Row(from: .signalsLost, input: request, to: "signalsLost", effects: []),
+        Row(from: .signalsLost, input: request, to: "signalsLost", effects: ["readArchive"]),
         Row(from: .signalsLost, input: .listing([]), to: "recovering", effects: ["readRecovery"]),
         // The bus connection broke after READY=1: the interface is published again, READY=1 is not sent again.
         Row(
