@@ -20,6 +20,7 @@ extension DaemonCore {
         }
         dispatchCount += taken.count
         countDelivered(taken)
+        giveUpBeyondBound()
         if let retryAt {
             health.journalRefusals += 1
             log(.error, "The journal refused a dispatch; it is kept and sent again")
@@ -60,6 +61,7 @@ extension DaemonCore {
         for unit in Set(units).sorted() {
             if let record = tracker.records[unit] { effects.append(.save(record)) }
         }
+        noteJournalShowing(found: result.delivered.count > result.beyondRetention.count)
         for dispatch in result.beyondRetention {
             log(.notice, "Dispatch \(dispatch.sequence) of \(dispatch.unit) is older than the journal's oldest entry: taken as delivered, not sent again")
         }
@@ -69,6 +71,46 @@ extension DaemonCore {
             log(.warning, "The journal dropped \(result.dropped.count) dispatches it had accepted (journald's rate limit?): an entry sent after them is there but not these; sending them again")
         }
         reportRecoveryProgress()
+    }
+
+    /// Gives up the oldest sent dispatches of a unit beyond the outbox's bound, so that no state file grows while the
+    /// journal does not show them: the record keeps its counters, not those entries.
+    private mutating func giveUpBeyondBound() {
+        let givenUp = outbox.giveUpBeyondBound()
+        guard !givenUp.isEmpty else { return }
+        var units: Set<String> = []
+        for dispatch in givenUp where tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence) {
+            units.insert(dispatch.unit)
+        }
+        for unit in units.sorted() {
+            if let record = tracker.records[unit] { effects.append(.save(record)) }
+        }
+        if health.journalGivenUp == 0 || !health.journalNotShowing {
+            log(.warning, "Gave up looking for \(givenUp.count) dispatches the journal took but has not shown: more "
+                + "than \(Outbox.unconfirmedBoundPerUnit) of one unit waited (docs/journal.md, \"A journal that stores nothing\")")
+        }
+        health.journalGivenUp += givenUp.count
+    }
+
+    /// After a look: the journal shows lifecycled's entries again, or has shown none of them for
+    /// ``Outbox/unshownPatience`` although it could be read. Said at warning, which a journald storing nothing below
+    /// notice still keeps, and in the status.
+    private mutating func noteJournalShowing(found: Bool) {
+        if found {
+            guard health.journalNotShowing else { return }
+            health.journalNotShowing = false
+            log(.notice, "The journal shows lifecycled's entries again")
+            showStatusAgain()
+            return
+        }
+        guard !health.journalNotShowing, let oldest = outbox.oldestUnshownSentAt,
+            now - oldest >= Outbox.unshownPatience
+        else { return }
+        health.journalNotShowing = true
+        log(.warning, "The journal has not shown lifecycled's entries sent \((now - oldest) / 1_000) s ago: journald "
+            + "is stalled, or stores nothing below notice (MaxLevelStore=, LogLevelMax=, Storage=none); dispatches "
+            + "are still sent, and each unit's state file keeps at most \(Outbox.unconfirmedBoundPerUnit) of them")
+        showStatusAgain()
     }
 
     mutating func armConfirmation() {

@@ -267,11 +267,19 @@ public struct DaemonCore: Sendable {
         if readiness != .starting { effects.append(.notify([.status(shown(status))])) }
     }
 
+    /// Shows the status again: what is degraded changed.
+    mutating func showStatusAgain() {
+        if readiness != .starting { effects.append(.notify([.status(shown(statusText))])) }
+    }
+
     /// `status` as `systemctl status` shows it: a state directory that cannot be written comes first, whatever else
     /// is going on.
     func shown(_ status: String) -> String {
-        guard let problem = stateDirectoryProblem else { return status }
-        return "Degraded: \(problem); \(status)"
+        var problems: [String] = []
+        if let problem = stateDirectoryProblem { problems.append("\(problem)") }
+        if health.journalNotShowing { problems.append("the journal does not show lifecycled's entries") }
+        guard !problems.isEmpty else { return status }
+        return "Degraded: \(problems.joined(separator: "; ")); \(status)"
     }
 
     // MARK: - Requests, reloads, timers

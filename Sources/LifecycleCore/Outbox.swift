@@ -52,6 +52,16 @@ struct Outbox: Sendable {
     /// At most this many dispatches are made but not confirmed while recovering, so that a state file holds at most
     /// this many pending dispatches (each about 3 KB of JSON) however long the history is.
     static let recoveryBound = 16
+    /// At most this many of a unit's sent entries wait for the journal to show them; older ones are given up (kept
+    /// as sent, no longer in the record). A journald that stores nothing below notice (`MaxLevelStore=`,
+    /// `LogLevelMax=`, `Storage=none`) never shows them, and each waiting dispatch is about 3 KB of its state file:
+    /// the file stays bounded, and its counters are right either way (docs/journal.md, "A journal that stores
+    /// nothing").
+    static let unconfirmedBoundPerUnit = 32
+    /// How long this process's oldest sent entry may stay unshown, looks succeeding, before the journal is said not
+    /// to show lifecycled's entries: longer than any stall the daemon rides out quietly (journald restarts, a
+    /// vacuum), short enough that an operator learns of it the same minute.
+    static let unshownPatience: Milliseconds = 60_000
 
     /// Made, not handed out yet: behind the batch in flight, or refused and waiting for the retry.
     private(set) var queued: [PendingDispatch] = []
@@ -125,6 +135,34 @@ struct Outbox: Sendable {
         queued.insert(contentsOf: rest, at: 0)
         isWaitingForRetry = true
         return (taken, now + Self.retryDelay)
+    }
+
+    /// Gives up the oldest sent entries of each unit beyond ``unconfirmedBoundPerUnit``: they are no longer looked
+    /// for, nor sent again.
+    ///
+    /// - Returns: the entries given up, oldest first.
+    mutating func giveUpBeyondBound() -> [PendingDispatch] {
+        guard unconfirmed.count > Self.unconfirmedBoundPerUnit else { return [] }
+        var counts: [String: Int] = [:]
+        var kept: [Unconfirmed] = []
+        var givenUp: [PendingDispatch] = []
+        for item in unconfirmed.reversed() {
+            counts[item.dispatch.unit, default: 0] += 1
+            if counts[item.dispatch.unit]! > Self.unconfirmedBoundPerUnit {
+                givenUp.append(item.dispatch)
+                suspects.remove(DispatchKey(item.dispatch))
+            } else {
+                kept.append(item)
+            }
+        }
+        guard !givenUp.isEmpty else { return [] }
+        unconfirmed = kept.reversed()
+        return givenUp.reversed()
+    }
+
+    /// When this process sent its oldest entry the journal has not shown yet; nil when none waits.
+    var oldestUnshownSentAt: Milliseconds? {
+        unconfirmed.lazy.compactMap(\.sentAt).first
     }
 
     /// The retry timer fired: the queue may be sent again.

@@ -55,6 +55,8 @@ struct CoreHarness {
     var journalHeldSince: Milliseconds?
     var earlierProcessesDone = true
     var journalReadable = true
+    /// False for a journald that takes entries and stores none of them (MaxLevelStore=notice, Storage=none).
+    var journalStores = true
     /// Each look-up, in order.
     var lookUps: [[PendingDispatch]] = []
     /// How many further look-ups find nothing new (journald stalled): each written entry shows only after them.
@@ -126,10 +128,11 @@ struct CoreHarness {
                     return .sent(count: index, refused: true)
                 }
                 journal.append(dispatch)
+                if !journalStores { notYetWritten.insert("\(dispatch.unit)#\(dispatch.sequence)") }
             }
             return .sent(count: batch.count, refused: false)
         case .writeProbe(let number, _):
-            if !holdProbes { probes.insert(number) }
+            if !holdProbes, journalStores { probes.insert(number) }
         case .lookUp(let dispatches, let probe):
             if !milestones.contains("leftovers") { milestones.append("leftovers") }
             lookUps.append(dispatches)

@@ -17,6 +17,10 @@ public struct DaemonHealth: Sendable, Equatable {
     public var journalRetries = 0
     /// Entries journald accepted and then dropped (its rate limit), found missing and sent again.
     public var journalDrops = 0
+    /// Sent dispatches given up unshown: more than a unit's bound waited for a journal that did not show them.
+    public var journalGivenUp = 0
+    /// Whether the journal has not shown lifecycled's entries for a while, though it can be read (a gauge).
+    public var journalNotShowing = false
     /// Dispatches made but not yet taken by the journal.
     public var pendingDispatches = 0
     /// Times the bus connection broke and lifecycled reconnected.

@@ -32,6 +32,16 @@ extension LifecycleMetrics {
                 samples: [.init([:], .count(health.journalDrops))]
             ),
             MetricFamily(
+                "lifecycled_journal_unshown_dispatches_total", .counter,
+                help: "Dispatches journald accepted but never showed, given up past a unit's bound of waiting ones.",
+                samples: [.init([:], .count(health.journalGivenUp))]
+            ),
+            MetricFamily(
+                "lifecycled_journal_not_showing", .gauge,
+                help: "1 while the journal has not shown lifecycled's entries for a minute (stalled, or storing nothing below notice).",
+                samples: [.init([:], .count(health.journalNotShowing ? 1 : 0))]
+            ),
+            MetricFamily(
                 "lifecycled_pending_dispatches", .gauge, help: "Dispatches made and not yet taken by the journal.",
                 samples: [.init([:], .count(health.pendingDispatches))]
             ),

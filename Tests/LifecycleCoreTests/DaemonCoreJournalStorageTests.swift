@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleCore
+import LifecycleEngine
+import LifecycleStorage
+import Testing
+
+/// A journald that takes lifecycled's entries and stores none of them (`MaxLevelStore=notice`, `LogLevelMax=`,
+/// `Storage=none`): the state files stay bounded, the counters stay right, and it is said until the journal shows
+/// the entries again.
+struct DaemonCoreJournalStorageTests {
+    typealias H = CoreHarness
+
+    /// `runs` runs of web.service, one a second, each looked for in the journal after it ends.
+    func run(_ h: inout H, runs: Int, from first: Int) {
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        for index in first..<(first + runs) {
+            let id = letters[index % letters.count]
+            h.send(.changed(H.snapshot("active", id, second: UInt64(2 * index + 1))))
+            h.send(.changed(H.snapshot("inactive", id, second: UInt64(2 * index + 2))))
+            h.now += 1_000
+            h.fire(.confirmDelivery)
+        }
+    }
+
+    func tracking() throws -> H {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        h.journalStores = false
+        return h
+    }
+
+    @Test("a journal that stores nothing: each state file keeps at most the bound of waiting dispatches, the counters all runs")
+    func boundedStateFile() throws {
+        var h = try tracking()
+        run(&h, runs: 100, from: 0)
+        let record = try #require(h.core.tracker.records[H.unit])
+        #expect(record.state.totalWakeCount == 100)
+        #expect(record.sequence == 200)
+        #expect(record.pendingDispatches.count <= 32)
+        #expect(h.saved.last { $0.unit == H.unit }?.pendingDispatches.count ?? 99 <= 32, "and so does its file")
+        #expect(h.core.health.journalGivenUp == 200 - record.pendingDispatches.count)
+        #expect(h.logs.filter { $0.level == .warning && $0.message.contains("Gave up looking") }.count == 1,
+            "said once, not at every dispatch")
+    }
+
+    @Test("a journal that shows nothing for a minute is said at warning and in the status; showing again, it heals")
+    func saidAndHealed() throws {
+        var h = try tracking()
+        let firstSent = h.now
+        var saidAt: Milliseconds?
+        for index in 0..<70 where saidAt == nil {
+            run(&h, runs: 1, from: index)
+            if h.core.health.journalNotShowing { saidAt = h.now }
+        }
+        let said = try #require(saidAt)
+        #expect(said - firstSent >= 60_000, "a stall shorter than a minute is ridden out quietly")
+        #expect(said - firstSent <= 90_000, "said within the next look after the minute")
+        #expect(h.logs.contains { $0.level == .warning && $0.message.contains("has not shown lifecycled's entries") })
+        let status = h.notifications.compactMap { if case .status(let text) = $0 { text } else { nil } }.last
+        #expect(status?.hasPrefix("Degraded: the journal does not show lifecycled's entries") == true)
+
+        h.journalStores = true
+        h.notYetWritten = []
+        run(&h, runs: 1, from: 70)
+        #expect(!h.core.health.journalNotShowing)
+        #expect(h.logs.contains { $0.level == .notice && $0.message.contains("shows lifecycled's entries again") })
+        let healed = h.notifications.compactMap { if case .status(let text) = $0 { text } else { nil } }.last
+        #expect(healed?.hasPrefix("Degraded") == false)
+        #expect(h.core.tracker.records[H.unit]?.pendingDispatches.isEmpty == true)
+    }
+
+    @Test("a journal that stores everything gives up nothing, however many dispatches a unit makes")
+    func storingJournal() throws {
+        var h = try tracking()
+        h.journalStores = true
+        run(&h, runs: 100, from: 0)
+        #expect(h.core.health.journalGivenUp == 0)
+        #expect(!h.core.health.journalNotShowing)
+        #expect(h.dispatches().count == 200)
+    }
+}
