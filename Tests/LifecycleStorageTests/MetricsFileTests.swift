@@ -31,4 +31,17 @@ struct MetricsFileTests {
             #expect(error.description.contains("No such file or directory"))
         }
     }
+
+    @Test("temporary files a killed writer left beside the file are removed; other files are not")
+    func leftovers() throws {
+        let directory = try TemporaryDirectory()
+        let file = MetricsFile(path: directory.path + "/lifecycled.prom")
+        try file.write("a 1\n")
+        _ = try directory.write("a 0\n", to: ".lifecycled.prom.Ab3dE9")
+        _ = try directory.write("a 0\n", to: ".lifecycled.prom.zz9Q2x")
+        _ = try directory.write("b 1\n", to: ".other.prom.Ab3dE9")
+        _ = try directory.write("c 1\n", to: "node.prom")
+        #expect(file.removeLeftovers() == 2)
+        #expect(directory.list() == [".other.prom.Ab3dE9", "lifecycled.prom", "node.prom"])
+    }
 }

@@ -7,6 +7,11 @@ extension LifecycleDaemon {
     /// Replaces the metrics file. A failure is logged when it first happens or changes, not at every write (up to
     /// once a second), and its end is logged too; tracking goes on either way.
     func writeMetrics(_ text: String, to path: String) {
+        if metricsLeftoversChecked != path {
+            metricsLeftoversChecked = path
+            let removed = MetricsFile(path: path).removeLeftovers()
+            if removed > 0 { logger.info("Removed \(removed) temporary files an interrupted write left beside \(path)") }
+        }
         do {
             try MetricsFile(path: path).write(text)
             if metricsFailure != nil {

@@ -37,6 +37,8 @@ public actor LifecycleDaemon {
     var lastReplyID: UInt64 = 0
     /// Why the last metrics write failed; nil while writes work.
     var metricsFailure: String?
+    /// The metrics file whose leftover temporary files were removed (at its first write).
+    var metricsLeftoversChecked: String?
     /// Effects waiting for the bus, in order, and the task that performs them (``performOnBus(_:)``).
     var busEffects: [DaemonEffect] = []
     var isPerformingOnBus = false

@@ -22,4 +22,21 @@ public struct MetricsFile: Sendable, Equatable {
     public func write(_ text: String) throws(StateStoreError) {
         try AtomicFile.replace(Array(text.utf8), at: path, mode: Self.mode)
     }
+
+    /// Removes the temporary files (`.<name>.XXXXXX`) an earlier writer left beside the file when it was killed
+    /// between creating one and renaming it: nothing else removes them, and each kill would leave one more.
+    ///
+    /// - Returns: how many were removed.
+    @discardableResult
+    public func removeLeftovers() -> Int {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard let entries = try? Posix.directoryEntries(directory.isEmpty ? "/" : directory) else { return 0 }
+        var removed = 0
+        for entry in entries where AtomicFile.temporaryTarget(of: entry) == name {
+            if unlink((directory.isEmpty ? "" : directory) + "/" + entry) == 0 { removed += 1 }
+        }
+        return removed
+    }
 }
