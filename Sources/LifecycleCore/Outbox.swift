@@ -57,7 +57,7 @@ struct Outbox: Sendable {
     /// `LogLevelMax=`, `Storage=none`) never shows them, and each waiting dispatch is about 3 KB of its state file:
     /// the file stays bounded, and its counters are right either way (docs/journal.md, "A journal that stores
     /// nothing").
-    static let unconfirmedBoundPerUnit = 32
+    static let unconfirmedBoundPerUnit = 16
     /// How long this process's oldest sent entry may stay unshown, looks succeeding, before the journal is said not
     /// to show lifecycled's entries: longer than any stall the daemon rides out quietly (journald restarts, a
     /// vacuum), short enough that an operator learns of it the same minute.

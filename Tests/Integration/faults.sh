@@ -970,6 +970,53 @@ test_stalled_journal() {
     assert_eq 0 "$(daemon_log_count "The journal dropped")" "lifecycled's log lines saying the journal dropped dispatches"
 }
 
+# A journald that stores nothing below notice (MaxLevelStore=notice): dispatches, written at info, are taken and never
+# shown. The state file must stay bounded (it grew by ~6 KB a run, and past 1 MB it was set aside at the next start,
+# the counters with it), the counters must survive a restart, the fault must be said, and heal by itself.
+readonly NOTICE_DROPIN=/etc/systemd/journald.conf.d/50-lc-notice.conf
+status_text() { unit_prop lifecycled.service StatusText; }
+status_says() { [[ $(status_text) == *"$1"* ]]; }
+status_clear() { [[ $(status_text) != Degraded* ]]; }
+remove_notice_dropin() {
+    c_exec sh -c "[ ! -e $NOTICE_DROPIN ] || { rm -f $NOTICE_DROPIN && systemctl restart systemd-journald.service; }"
+}
+
+test_journal_stores_nothing() {
+    local unit=lc-sleep@notice.service i size before after pid
+    c_exec mkdir -p "$(dirname "$NOTICE_DROPIN")"
+    printf '[Journal]\nMaxLevelStore=notice\n' | c_exec_stdin install -m 0644 /dev/stdin "$NOTICE_DROPIN"
+    c_exec systemctl restart systemd-journald.service
+    for ((i = 0; i < 60; i++)); do
+        c_exec systemctl start "$unit"
+        c_exec systemctl stop "$unit"
+    done
+    wait_for "$WAIT" state_sequence_is "$unit" 120 || fail "$unit's state file: $(state_counters "$unit")"
+    size=$(c_exec stat -c %s "$UNITS_DIR/$unit.json")
+    ((size < 65536)) || fail "the state file of $unit is $size bytes after 60 runs"
+    (($(pending_count "$unit") <= 16)) || fail "$unit's state file keeps $(pending_count "$unit") pending dispatches"
+    wait_for 100 status_says "Degraded: the journal does not show lifecycled's entries" ||
+        fail "systemctl status does not say it: $(status_text)"
+    assert_contains "$(c_exec journalctl --no-pager -o cat -p warning SYSLOG_IDENTIFIER=lifecycled)" \
+        "has not shown lifecycled's entries" "lifecycled's warning, stored where its info entries are not"
+
+    remove_notice_dropin
+    c_exec systemctl start "$unit"
+    c_exec systemctl stop "$unit"
+    wait_for 45 status_clear || fail "still degraded once the journal stores again: $(status_text)"
+    assert_contains "$(last_daemon_log "shows lifecycled's entries again")" "again" "the notice"
+
+    before=$(state_counters "$unit")
+    assert_eq "sequence=122 launch=1 wake=61 sleep=61 crash=0 last=sleep" "$before" "counters of 61 runs"
+    pid=$(lifecycled_pid)
+    c_exec systemctl restart lifecycled.service
+    wait_for "$WAIT" lifecycled_replaced "$pid" || fail "lifecycled did not come back"
+    c_exec systemctl start "$unit"
+    wait_for "$WAIT" state_sequence_is "$unit" 123 || fail "after the restart: $(state_counters "$unit")"
+    after=$(state_counters "$unit")
+    assert_eq "sequence=123 launch=1 wake=62 sleep=61 crash=0 last=wake" "$after" "counters after a restart go on"
+    c_exec systemctl stop "$unit"
+}
+
 # --- 7. bad input --------------------------------------------------------------------------------------------------
 
 # Hostile configuration files, made on the host: NAME<TAB>PATH lines.
@@ -1309,6 +1356,7 @@ recover() {
     c_exec rm -f "$STATE_DIR/filler" 2>/dev/null || true
     restore_unit_file 2>/dev/null || true
     remove_rate_limit 2>/dev/null || true
+    remove_notice_dropin 2>/dev/null || true
     c_exec systemctl start dbus.socket dbus.service 2>/dev/null || true
     unmount_small_state_fs 2>/dev/null || true
     undo_state_directory_faults 2>/dev/null || true
@@ -1351,6 +1399,8 @@ only "9a. journal retention removes delivered dispatches while lifecycled is sto
 only "9b. journald stopped for 6 s during runs: each dispatch reaches the journal once" test_stalled_journal
 only "9c. retention removes the saved position's entry while lifecycled is stopped: runs once, no start from day one" \
     test_retention_resumes_from_position
+only "9d. a journald that stores nothing below notice: 60 runs, the state file under 64 KB, said in systemctl status, healed once it stores, counters go on after a restart" \
+    test_journal_stores_nothing
 only "10a. a start that ExecCondition= skips, 4 times (once while lifecycled is stopped): no dispatch, no crash" \
     test_skipped_start
 only "10b. a unit PID 1 logs nothing of, restarted twice while lifecycled is stopped: its end unknown, no crash" \

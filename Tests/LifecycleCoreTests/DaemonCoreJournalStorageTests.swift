@@ -38,8 +38,8 @@ struct DaemonCoreJournalStorageTests {
         let record = try #require(h.core.tracker.records[H.unit])
         #expect(record.state.totalWakeCount == 100)
         #expect(record.sequence == 200)
-        #expect(record.pendingDispatches.count <= 32)
-        #expect(h.saved.last { $0.unit == H.unit }?.pendingDispatches.count ?? 99 <= 32, "and so does its file")
+        #expect(record.pendingDispatches.count <= 16)
+        #expect(h.saved.last { $0.unit == H.unit }?.pendingDispatches.count ?? 99 <= 16, "and so does its file")
         #expect(h.core.health.journalGivenUp == 200 - record.pendingDispatches.count)
         #expect(h.logs.filter { $0.level == .warning && $0.message.contains("Gave up looking") }.count == 1,
             "said once, not at every dispatch")
