@@ -217,7 +217,8 @@ struct LongUnitNameTests {
     func archive() throws {
         let directory = try TemporaryDirectory()
         let archive = UnitArchive(stateDirectory: directory.path)
-        try archive.append([Self.record(Self.longest, launches: 5), Self.record(Self.name(bytes: 255, fill: "y"), launches: 1)])
+        let other = Self.name(bytes: 255, fill: "y")
+        try archive.append([Self.record(Self.longest, launches: 5), Self.record(other, launches: 1)])
         #expect(try archive.records(of: [Self.longest]) == [Self.record(Self.longest, launches: 5)])
     }
 }

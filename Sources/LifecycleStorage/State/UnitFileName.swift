@@ -20,9 +20,9 @@ enum UnitFileName {
     static let maximumUnitNameBytes = 255
 
     /// The longest name of a state file without its `.json`. The longest file name made from it,
-    /// `<stem>.json.corrupt-YYYYMMDDTHHMMSSZ-NN`, must fit into a file system's 255-byte name limit (`NAME_MAX`): failing
-    /// with `ENAMETOOLONG` in the middle of moving a corrupt file aside would lose the unit's state. The temporary file
-    /// of a save, `.<stem>.json.XXXXXX`, is shorter.
+    /// `<stem>.json.corrupt-YYYYMMDDTHHMMSSZ-NN`, must fit into a file system's 255-byte name limit (`NAME_MAX`):
+    /// moving a corrupt file aside must never fail half-way with `ENAMETOOLONG`. The
+    /// temporary file of a save, `.<stem>.json.XXXXXX`, is shorter.
     static let maximumStemBytes = 255 - (corruptMarker + "YYYYMMDDTHHMMSSZ-NN").utf8.count
 
     /// Between the readable prefix of a long name and its hash.

@@ -28,7 +28,9 @@ enum SHA256 {
         let bitLength = UInt64(bytes.count) &* 8
         bytes.append(0x80)
         while bytes.count % 64 != 56 { bytes.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
 
         var state = initialState
         var schedule = [UInt32](repeating: 0, count: 64)
@@ -44,7 +46,8 @@ enum SHA256 {
                 let sigma1 = rotateRight(before2, 17) ^ rotateRight(before2, 19) ^ (before2 >> 10)
                 schedule[index] = schedule[index - 16] &+ sigma0 &+ schedule[index - 7] &+ sigma1
             }
-            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
+            var (a, b, c, d) = (state[0], state[1], state[2], state[3])
+            var (e, f, g, h) = (state[4], state[5], state[6], state[7])
             for index in 0..<64 {
                 let sum1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25)
                 let choice = (e & f) ^ (~e & g)
