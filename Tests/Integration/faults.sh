@@ -8,8 +8,9 @@
 # lifecycled starts degraded), when a state file is truncated and when the journal refuses writes (also combined with
 # a SIGKILL), drops entries (its rate limit) or stalls, when retention removes delivered dispatches and the saved
 # journal position, after the wall clock was set back or stepped, for starts that ExecCondition= skips and units PID 1
-# logs nothing of; and that hostile configuration files, D-Bus calls and replay lines get clear errors. One container
-# for the whole suite, about a minute; FAULTS_TESTS=REGEX runs only matching tests.
+# logs nothing of; that a unit whose name is 250 bytes keeps its state file over a restart; and that hostile
+# configuration files, D-Bus calls and replay lines get clear errors. One container for the whole suite, about a
+# minute; FAULTS_TESTS=REGEX runs only matching tests.
 # Needs root, systemd-container and jq (python3 with GObject introspection inside the container, when present, sends
 # the 1 MB D-Bus strings that busctl's argument size limit cannot).
 # Usage: Tests/Integration/faults.sh BUILD_DIR      (the release build: scripts/test passes it)
@@ -1256,6 +1257,52 @@ install_unit() {
     c_exec systemctl daemon-reload
 }
 
+# --- 12. a unit name of 250 bytes ------------------------------------------------------------------------------------
+
+# A template instance whose name, escape included, is 250 bytes: longer than <unit>.json can be (222 bytes), within
+# systemd's 255. Its state file is <first 189 bytes>~<32 hex digits of the name's SHA-256>.json (docs/configuration.md,
+# "State files"), and holds the unit's name. Run twice, lifecycled restarted, run again: the counters go on from the
+# file, and lifecyclectl status and show read it.
+test_long_unit_name() {
+    local instance unit file listed shown
+    instance='long\x2dname-'$(printf 'x%.0s' {1..220})
+    unit="lc-sleep@$instance.service"
+    assert_eq 250 "$(printf '%s' "$unit" | wc -c)" "bytes in the unit's name"
+    file=$UNITS_DIR/${unit:0:189}~$(printf '%s' "$unit" | sha256sum | cut -c1-32).json
+    local run
+    for run in 1 2; do
+        c_exec systemctl start "$unit"
+        wait_dispatches "$unit" $((run * 2 - 1))
+        c_exec systemctl stop "$unit"
+        wait_dispatches "$unit" $((run * 2))
+    done
+    wait_for "$WAIT" long_name_settled "$file" ||
+        fail "no state file $file with nothing pending; units/ holds: $(c_exec ls -1 "$UNITS_DIR" 2>&1 | cut -c1-60)"
+    assert_eq "$unit" "$(c_exec jq -r .unit "$file")" "the unit its state file names"
+
+    c_exec systemctl restart lifecycled.service
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 5
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 6
+    assert_eq "1 launch,2 sleep,3 wake,4 sleep,5 wake,6 sleep" "$(dispatch_summary "$unit")" "dispatches of $unit"
+    wait_for "$WAIT" long_name_settled "$file" || fail "$file: dispatches still pending"
+    assert_eq "sequence=6 launch=1 wake=3 sleep=3 crash=0 last=sleep" "$(c_exec jq -r \
+        '"sequence=\(.sequence) launch=\(.state.count_total_launch) wake=\(.state.count_total_wake) sleep=\(.state.count_total_sleep) crash=\(.state.count_total_crash) last=\(.state.last_event)"' \
+        "$file")" "state file of $unit after lifecycled's restart"
+
+    listed=$(c_exec "$CTL" status --json 2>"$work/long-status.err" |
+        jq -c --arg u "$unit" '.units[] | select(.unit == $u) | [.sequence, .counts.launches, .counts.wakes, .counts.sleeps]')
+    assert_eq "[6,1,3,3]" "$listed" "lifecyclectl status --json: sequence, launches, wakes, sleeps of $unit"
+    assert_eq "" "$(cat "$work/long-status.err")" "lifecyclectl status's warnings"
+    c_exec "$CTL" status --no-pager 2>/dev/null | grep -qF "$unit" || fail "lifecyclectl status does not list $unit"
+    shown=$(c_exec "$CTL" show --json "$unit" 2>"$work/long-show.err") ||
+        fail "lifecyclectl show of $unit failed: $(cat "$work/long-show.err")"
+    assert_eq "6 $unit" "$(jq -r '"\(.sequence) \(.unit)"' <<<"$shown")" "lifecyclectl show --json: sequence and unit"
+}
+# long_name_settled FILE: FILE exists and holds no pending dispatch.
+long_name_settled() { [[ $(c_exec jq -r '(.pending_dispatches // []) | length' "$1" 2>/dev/null) == 0 ]]; }
+
 # --- 11. units systemd unloaded --------------------------------------------------------------------------------------
 
 # archive_after_minutes 0: a template instance that stopped (and so was unloaded) leaves units/ for the archive
@@ -1405,6 +1452,8 @@ only "10a. a start that ExecCondition= skips, 4 times (once while lifecycled is 
     test_skipped_start
 only "10b. a unit PID 1 logs nothing of, restarted twice while lifecycled is stopped: its end unknown, no crash" \
     test_quiet_unit
+only "12. a unit whose name is 250 bytes: its state file holds its counters over a restart; status and show read it" \
+    test_long_unit_name
 # Last: every unit gone by then is archived.
 only "11. a unit systemd unloaded is archived (archive_after_minutes 0, within 30 s), its archive file compacted past 256 KiB; run again, its counters go on" \
     test_archive_gone_units

@@ -53,6 +53,23 @@ struct UnitTrackerRequestTests {
         #expect(tracker.records.isEmpty)
     }
 
+    @Test("events for a name of systemd's 255 bytes are recorded; a longer name is an invalid argument")
+    func longestName() throws {
+        var tracker = try tracker()
+        let longest = "cron-" + String(repeating: "x", count: 242) + ".service"
+        #expect(longest.utf8.count == 255)
+        #expect(dispatches(tracker.manual(.launch, unit: longest, data: [:], now: 1_000)).map(\.1) == [1])
+        #expect(dispatches(tracker.custom("deploy", unit: longest, data: [:], now: 2_000)).map(\.1) == [2])
+        #expect(tracker.records[longest]?.state.launchCount == 1)
+        let longer = "cron-" + String(repeating: "x", count: 243) + ".service"
+        guard case .failure(.invalidArgument(let reason)) = tracker.manual(.launch, unit: longer, data: [:], now: 0) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(reason.hasSuffix("the name is longer than 255 bytes, systemd's limit for unit names"))
+        #expect(UnitTracker.invalidUnitNameReason(longest) == nil)
+    }
+
     @Test("malformed requests are invalid arguments", arguments: [
         ("../etc/passwd", "deploy", 1),
         ("cron-backup", "", 1),

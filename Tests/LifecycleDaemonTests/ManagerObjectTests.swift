@@ -84,6 +84,19 @@ struct ManagerObjectTests {
         await fixture.stop()
     }
 
+    @Test("GetUnit answers for a name of systemd's 255 bytes")
+    func getUnitLongestName() async throws {
+        let fixture = try await ManagerFixture()
+        let unit = "job-" + String(repeating: "x", count: 243) + ".service"
+        #expect(unit.utf8.count == 255)
+        await fixture.requests.store(UnitRecord(unit: unit))
+        let one: String = try await fixture.call("GetUnit", arguments: { message throws(SystemdError) in
+            try message.append(unit)
+        }) { reply throws(SystemdError) in try reply.readString() }
+        #expect(try JSONDecoder().decode(UnitRecord.self, from: Data(one.utf8)) == UnitRecord(unit: unit))
+        await fixture.stop()
+    }
+
     @Test("GetUnit of a unit without a record is UnknownUnit, of an invalid name InvalidArgument")
     func getUnitErrors() async throws {
         let fixture = try await ManagerFixture()

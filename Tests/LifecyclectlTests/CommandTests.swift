@@ -63,6 +63,15 @@ struct CommandTests {
         #expect(exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "--json", "nginx"]) == nil)
     }
 
+    @Test("show reads the state file of a name of systemd's 255 bytes")
+    func longName() throws {
+        let directory = try TemporaryDirectory()
+        let unit = "app@" + String(repeating: "a", count: 243) + ".service"
+        try StateStore(directory: directory.path).save(UnitRecord(unit: unit))
+        #expect(exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "--json", unit]) == nil)
+        #expect(exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "--json", unit + "x"]) == 64)
+    }
+
     @Test("a corrupt state file of the unit is a failure (1), and stays where it is")
     func corruptUnit() throws {
         let directory = try TemporaryDirectory()

@@ -31,6 +31,14 @@ struct UnitNameTests {
         #expect(throws: ValidationError.self) { try UnitName.normalize(argument) }
     }
 
+    @Test("a name of systemd's 255 bytes is accepted, with or without its suffix; one more byte is not")
+    func longestName() throws {
+        let stem = "app@" + String(repeating: "a", count: 243)
+        #expect(try UnitName.normalize(stem + ".service") == stem + ".service")
+        #expect(try UnitName.normalize(stem) == stem + ".service")
+        #expect(throws: ValidationError.self) { try UnitName.normalize(stem + "a") }
+    }
+
     @Test("the reasons read as sentences")
     func messages() {
         let empty = #expect(throws: ValidationError.self) { try UnitName.normalize("") }

@@ -10,10 +10,11 @@ enum StateFileDecoder {
         case corrupt(reason: String)
     }
 
-    /// Decodes a state file that should hold the state of `unit`.
+    /// Decodes a state file that should hold the state of `unit`, or of any unit when `unit` is nil (the caller then
+    /// checks the unit it holds).
     ///
     /// - Throws: ``StateStoreError/unsupportedVersion(path:key:found:supported:)`` for a newer schema.
-    static func decode(_ bytes: [UInt8], unit: String, path: String) throws(StateStoreError) -> Outcome {
+    static func decode(_ bytes: [UInt8], unit: String?, path: String) throws(StateStoreError) -> Outcome {
         let document: [String: JSONValue]
         switch parse(bytes) {
         case .success(let object): document = object
@@ -30,7 +31,7 @@ enum StateFileDecoder {
         } catch {
             return .corrupt(reason: error.reason)
         }
-        guard record.unit == unit else {
+        if let unit, record.unit != unit {
             return .corrupt(reason: "it holds the state of \"\(record.unit)\", not of \"\(unit)\"")
         }
         return .record(record)

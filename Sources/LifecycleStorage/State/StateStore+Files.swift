@@ -35,10 +35,23 @@ extension StateStore {
         }
     }
 
-    /// The units that have a state file, without reading the files (for "did you mean" hints).
+    /// The units that have a state file (for "did you mean" hints), reading only the files of long names, whose
+    /// names do not say their unit. A file that cannot be read is left out.
     public func unitNames() throws(StateStoreError) -> [String] {
-        try listUnitsDirectory().compactMap(UnitFileName.unit(ofStateFile:))
-            .filter { UnitFileName.invalidityReason($0) == nil }
+        try listUnitsDirectory().compactMap { entry -> String? in
+            switch UnitFileName.entry(entry) {
+            case nil:
+                return nil
+            case .named(let unit):
+                return Self.namingProblem(unit, entry: entry) == nil ? unit : nil
+            case .hashed:
+                guard case .bytes(let bytes)? = try? readFile(unitsDirectory + "/" + entry),
+                      case .record(let record)? = try? StateFileDecoder.decode(bytes, unit: nil, path: entry),
+                      Self.namingProblem(record.unit, entry: entry) == nil
+                else { return nil }
+                return record.unit
+            }
+        }
     }
 
     /// The names in the units directory; none when it does not exist yet.

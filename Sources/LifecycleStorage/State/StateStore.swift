@@ -11,11 +11,13 @@ import Foundation
 
 import Glibc
 
-/// One JSON state file per unit: `<directory>/units/<unit>.json`.
+/// One JSON state file per unit: `<directory>/units/<unit>.json`, or `<prefix>~<hash>.json` for a name too long for
+/// that (see `UnitFileName`); a file's unit is the one its content names, which must be the unit of its file name.
 ///
 /// - Files are pretty-printed with sorted keys, so the same record always gives the same bytes.
 /// - ``save(_:)`` replaces a file atomically and durably (see `AtomicFile`); a reader never sees half a file.
-/// - A file that cannot be parsed is renamed to `<unit>.json.corrupt-<UTC time>` and reported as a
+/// - A file that cannot be parsed, or holds another unit than its name's, is renamed to
+///   `<file name>.corrupt-<UTC time>` and reported as a
 ///   ``StateStoreWarning``; the daemon rebuilds the unit from its dispatches in the journal, and nothing else is touched.
 /// - A file whose `schema_version` is newer than this build's is refused with
 ///   ``StateStoreError/unsupportedVersion(path:key:found:supported:)`` by both loading and saving, so a downgrade
@@ -63,7 +65,7 @@ public struct StateStore: Sendable {
     /// Checks that `unit` can name a state file.
     ///
     /// - Throws: ``StateStoreError/invalidUnitName(_:reason:)`` for an empty name, `.`, `..`, a name with `/`, a
-    ///   leading `.` or a control character, or a name too long for its file names.
+    ///   leading `.` or a control character, or a name longer than systemd's 255 bytes.
     public static func validateUnitName(_ unit: String) throws(StateStoreError) {
         if let reason = UnitFileName.invalidityReason(unit) { throw .invalidUnitName(unit, reason: reason) }
     }
@@ -136,7 +138,7 @@ public struct StateStore: Sendable {
         for entry in entries where AtomicFile.temporaryTarget(of: entry) == stateFile {
             removeTemporaryFile(entry, warnings: &warnings)
         }
-        return try loadRecord(unit: unit, warnings: &warnings)
+        return try loadRecord(file: stateFile, unit: unit, warnings: &warnings)
     }
 
     /// Everything ``loadAll()`` found: the records, sorted by unit name, and what was noticed on the way.
@@ -168,13 +170,22 @@ public struct StateStore: Sendable {
         // Records with pending dispatches, whose dispatches are read again below.
         var withPending: [Int] = []
         for entry in entries {
-            guard let unit = UnitFileName.unit(ofStateFile: entry) else { continue }
-            let path = unitsDirectory + "/" + entry
-            if let reason = UnitFileName.invalidityReason(unit) {
-                warnings.append(StateStoreWarning(path: path, unit: nil, action: .ignored, reason: reason))
+            let unit: String?
+            switch UnitFileName.entry(entry) {
+            case nil:
                 continue
+            case .named(let named):
+                if let reason = Self.namingProblem(named, entry: entry) {
+                    let path = unitsDirectory + "/" + entry
+                    warnings.append(StateStoreWarning(path: path, unit: nil, action: .ignored, reason: reason))
+                    continue
+                }
+                unit = named
+            case .hashed:
+                // A long name's file: its content says which unit it holds.
+                unit = nil
             }
-            guard var record = try loadRecord(unit: unit, warnings: &warnings) else { continue }
+            guard var record = try loadRecord(file: entry, unit: unit, warnings: &warnings) else { continue }
             if !record.pendingDispatches.isEmpty {
                 record.pendingDispatches = []
                 withPending.append(records.count)
@@ -194,23 +205,50 @@ public struct StateStore: Sendable {
 
     // MARK: - Internals
 
-    private func loadRecord(unit: String, warnings: inout [StateStoreWarning]) throws(StateStoreError) -> UnitRecord? {
-        let path = unitsDirectory + "/" + UnitFileName.stateFile(of: unit)
+    /// Why the directory entry `entry`, named as the state file of `unit`, is not its state file, or nil when it is.
+    static func namingProblem(_ unit: String, entry: String) -> String? {
+        if let reason = UnitFileName.invalidityReason(unit) { return reason }
+        let expected = UnitFileName.stateFile(of: unit)
+        return expected == entry ? nil : "not a state file name: the state of \"\(unit)\" is in \(expected)"
+    }
+
+    /// The record in the state file `name`: of `unit`, or, when `unit` is nil (a hashed name), of the unit its content
+    /// names, provided that unit's state file is `name`. A file that fails either is corrupt: moved aside.
+    func loadRecord(file name: String, unit: String?, warnings: inout [StateStoreWarning]) throws(StateStoreError)
+        -> UnitRecord?
+    {
+        let path = unitsDirectory + "/" + name
         let bytes: [UInt8]
         switch try readFile(path) {
         case .missing:
             return nil
         case .tooLarge:
-            return try setAside(unit: unit, reason: "larger than \(Self.maximumFileSize) bytes", warnings: &warnings)
+            return try setAside(
+                file: name, unit: unit, reason: "larger than \(Self.maximumFileSize) bytes", warnings: &warnings
+            )
         case .bytes(let contents):
             bytes = contents
         }
         switch try StateFileDecoder.decode(bytes, unit: unit, path: path) {
         case .record(let record):
+            if unit == nil, Self.namingProblem(record.unit, entry: name) != nil {
+                let reason = "it holds the state of \"\(record.unit)\", whose state file is not \(name)"
+                return try setAside(file: name, unit: nil, reason: reason, warnings: &warnings)
+            }
             return record
         case .corrupt(let reason):
-            return try setAside(unit: unit, reason: reason, warnings: &warnings)
+            let claimed = unit ?? Self.claimedUnit(bytes, entry: name)
+            return try setAside(file: name, unit: claimed, reason: reason, warnings: &warnings)
         }
+    }
+
+    /// The unit a corrupt file of a hashed name still names, when its `unit` is readable and its file name is this
+    /// one, so that the daemon rebuilds that unit from the journal as it does for any corrupt file.
+    private static func claimedUnit(_ bytes: [UInt8], entry: String) -> String? {
+        guard case .success(let document) = StateFileDecoder.parse(bytes),
+              case .string(let unit)? = document["unit"], namingProblem(unit, entry: entry) == nil
+        else { return nil }
+        return unit
     }
 
     /// The pending dispatches of a state file that ``loadRecord(unit:warnings:)`` has just read. The directory is
@@ -227,10 +265,9 @@ public struct StateStore: Sendable {
 
     /// Moves a corrupt file out of the way (or leaves it when read-only) and records why; always returns nil, the
     /// fresh state of the unit.
-    private func setAside(unit: String, reason: String, warnings: inout [StateStoreWarning]) throws(StateStoreError)
-        -> UnitRecord?
-    {
-        let name = UnitFileName.stateFile(of: unit)
+    private func setAside(
+        file name: String, unit: String?, reason: String, warnings: inout [StateStoreWarning]
+    ) throws(StateStoreError) -> UnitRecord? {
         let path = unitsDirectory + "/" + name
         guard !isReadOnly else {
             warnings.append(StateStoreWarning(path: path, unit: unit, action: .leftInPlace, reason: reason))
@@ -238,11 +275,11 @@ public struct StateStore: Sendable {
         }
         let stamp = Self.timestamp(clock())
         var attempt = 1
-        var destination = UnitFileName.corruptFile(of: unit, stamp: stamp, attempt: attempt)
+        var destination = UnitFileName.corruptFile(ofStateFile: name, stamp: stamp, attempt: attempt)
         do {
             while try Posix.status(unitsDirectory + "/" + destination) != nil {
                 attempt += 1
-                destination = UnitFileName.corruptFile(of: unit, stamp: stamp, attempt: attempt)
+                destination = UnitFileName.corruptFile(ofStateFile: name, stamp: stamp, attempt: attempt)
             }
             let directoryFD = try Posix.openFile(unitsDirectory, flags: O_RDONLY | O_DIRECTORY)
             defer { Posix.closeIgnoringErrors(directoryFD) }
