@@ -1339,6 +1339,10 @@ test_archive_gone_units() {
         fail "lifecyclectl show of an archived unit failed: $(cat "$work/show-archived.err")"
     assert_eq 2 "$(jq -r .sequence <<<"$shown")" "sequence shown from the archive"
     assert_contains "$(cat "$work/show-archived.err")" "is archived" "what lifecyclectl show says"
+    assert_eq "" "$(c_exec "$CTL" status --json | jq -r --arg u "$unit" '.units[] | select(.unit == $u) | .unit')" \
+        "lifecyclectl status without --all lists no archived unit"
+    assert_eq "2" "$(c_exec "$CTL" status --all --json | jq -r --arg u "$unit" '.units[] | select(.unit == $u) | .sequence')" \
+        "lifecyclectl status --all lists the archived unit"
 
     c_exec systemctl start "$unit"
     wait_dispatches "$unit" 3

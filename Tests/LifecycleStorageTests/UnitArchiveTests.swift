@@ -55,6 +55,21 @@ struct UnitArchiveTests {
         #expect(try archive.records(of: ["web.service"]).map(\.sequence) == [4])
     }
 
+    @Test("every archived unit, each from its newest line, across shards; lines that do not parse are skipped")
+    func allRecords() throws {
+        let directory = try TemporaryDirectory()
+        let archive = UnitArchive(stateDirectory: directory.path)
+        #expect(try archive.allRecords().isEmpty, "no archive yet")
+        try archive.append([record("web.service", sequence: 2), record("run-u1.service", sequence: 1)])
+        try archive.append([record("web.service", sequence: 5), record("db.service", sequence: 3)])
+        let fd = open(archive.shardPath(of: "db.service"), O_WRONLY | O_APPEND)
+        _ = Array("{\"unit\":\"torn".utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        let all = try archive.allRecords()
+        #expect(all.map(\.unit) == ["db.service", "run-u1.service", "web.service"])
+        #expect(all.map(\.sequence) == [3, 1, 5])
+    }
+
     @Test("a name that only contains another unit's name is not taken for it")
     func exactName() throws {
         let directory = try TemporaryDirectory()

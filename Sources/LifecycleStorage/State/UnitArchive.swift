@@ -111,6 +111,35 @@ public struct UnitArchive: Sendable {
         return found
     }
 
+    /// Every archived record, each unit's from its newest line, sorted by unit name: for `lifecyclectl status --all`,
+    /// which reads the whole archive (lifecycled itself never does).
+    ///
+    /// - Throws: ``StateStoreError/io(path:operation:errno:)`` when the archive or a shard cannot be read.
+    public func allRecords() throws(StateStoreError) -> [UnitRecord] {
+        let names: [String]
+        do {
+            names = try Posix.directoryEntries(directory) ?? []
+        } catch {
+            throw .io(path: directory, operation: "read directory", errno: error.errno)
+        }
+        var newest: [String: UnitRecord] = [:]
+        for name in names.sorted() where name.hasSuffix(".jsonl") {
+            guard let bytes = try read(name) else { continue }
+            var start = 0
+            while start < bytes.count {
+                let end = Self.lineEnd(in: bytes, from: start)
+                defer { start = end + 1 }
+                guard end > start,
+                    case .success(let document) = StateFileDecoder.parse(Array(bytes[start..<end])),
+                    (try? StateFileDecoder.checkVersions(document, path: "")) != nil,
+                    let record = try? UnitRecord(stateFile: StateFileObject(document))
+                else { continue }
+                newest[record.unit] = record
+            }
+        }
+        return newest.values.sorted { $0.unit < $1.unit }
+    }
+
     /// The contents of shard `name`, nil when it does not exist.
     func read(_ name: String) throws(StateStoreError) -> [UInt8]? {
         let path = directory + "/" + name

@@ -51,6 +51,12 @@ struct Status: ParsableCommand {
     @Flag(name: .long, help: "List only the units whose last run failed.")
     var failed = false
 
+    @Flag(
+        name: .shortAndLong,
+        help: "Also list the archived units: systemd unloaded them, and their records left the state files for the archive."
+    )
+    var all = false
+
     @OptionGroup var journal: JournalSourceOption
 
     @OptionGroup var pager: PagerOption
@@ -76,7 +82,8 @@ struct Status: ParsableCommand {
             throw reportFailure(error.description)
         }
         for warning in contents.warnings { printError(WarningText.line(warning)) }
-        let records = contents.records.filter(filter.includes)
+        let archived = all ? try archivedRecords(directory: selection.stateDirectory, besides: contents.records) : []
+        let records = (contents.records + archived).sorted { $0.unit < $1.unit }.filter(filter.includes)
 
         let daemon = DaemonProbe().status()
         for problem in StateDirectoryCheck().problems(directory: selection.stateDirectory, daemon: daemon) {
@@ -103,10 +110,20 @@ struct Status: ParsableCommand {
                 )
             }
         try Terminal.write(output)
-        let missing = filter.missingNames(in: contents.records)
+        let missing = filter.missingNames(in: contents.records + archived)
         guard missing.isEmpty else {
             for name in missing { _ = reportNoSuchUnit(name, known: contents.records.map(\.unit)) }
             throw ExitCode.noSuchUnit
+        }
+    }
+
+    /// The archive's records of units that have no state file (a state file is newer than the unit's archived line).
+    private func archivedRecords(directory: String, besides records: [UnitRecord]) throws -> [UnitRecord] {
+        let filed = Set(records.map(\.unit))
+        do {
+            return try UnitArchive(stateDirectory: directory).allRecords().filter { !filed.contains($0.unit) }
+        } catch {
+            throw reportFailure(error.description)
         }
     }
 }
