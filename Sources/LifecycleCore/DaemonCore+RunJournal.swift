@@ -20,10 +20,10 @@ extension DaemonCore {
     private mutating func runJournalQuery(for end: MappedTransition) -> RunJournalQuery? {
         guard readsManagerJournal, !end.isReconciled, case .failed(let details) = end.transition else { return nil }
         let run = end.endedRun
-        var barrier: RunEndingBarrier?
+        var barrier: JournalBarrier?
         if details.result == OOMKiller.oomKillResult, run.oom == nil {
-            runEndingBarriers += 1
-            barrier = RunEndingBarrier(number: runEndingBarriers, write: true)
+            journalBarriers += 1
+            barrier = JournalBarrier(number: journalBarriers, write: true)
         }
         var span: ClosedRange<Milliseconds>?
         if let dump = run.coredump, dump.cursor == nil {
@@ -43,7 +43,7 @@ extension DaemonCore {
     }
 
     /// What the journal told of a failed run: recorded with its end once it has said all it will, or read again
-    /// later, backing off, for up to ``RunEndingBarrier/patience``. A dump systemd-coredump never logs in that time is
+    /// later, backing off, for up to ``JournalBarrier/patience``. A dump systemd-coredump never logs in that time is
     /// still recorded as a dump, from the Result, without its cursor.
     mutating func takeRunJournal(_ findings: RunJournalFindings, for query: RunJournalQuery) {
         guard case .runJournal(var end, let asked, let reads)? = awaited, asked.run == query.run else {
@@ -52,13 +52,13 @@ extension DaemonCore {
         }
         let awaitsKiller = asked.barrier != nil && findings.oom == nil && !findings.barrierSeen
         let awaitsDump = findings.coreDump == .pending
-        if awaitsKiller || awaitsDump, reads < RunEndingBarrier.readLimit {
-            effects.append(.arm(.retryRunJournal, at: now + RunEndingBarrier.delay(afterReads: reads)))
+        if awaitsKiller || awaitsDump, reads < JournalBarrier.readLimit {
+            effects.append(.arm(.retryRunJournal, at: now + JournalBarrier.delay(afterReads: reads)))
             return
         }
         awaited = nil
         if awaitsDump {
-            log(.info, "\(end.unit): systemd-coredump logged no core dump of run \(end.invocationID) within \(RunEndingBarrier.patience / 1_000) s: recorded without its cursor")
+            log(.info, "\(end.unit): systemd-coredump logged no core dump of run \(end.invocationID) within \(JournalBarrier.patience / 1_000) s: recorded without its cursor")
         }
         var found = RunRecord(oom: findings.oom)
         if case .found(let dump)? = findings.coreDump { found.coredump = dump }

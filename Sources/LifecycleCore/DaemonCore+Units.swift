@@ -19,7 +19,9 @@ extension DaemonCore {
             phase = .recovering(.signalsLost(since: since), listing: snapshots, held: held)
             if readsManagerJournal {
                 journalPositions.recoveredReadAt = now
-                readRecovery(RecoveryQuery(history: .since(microseconds: since), catchUp: [], endings: []))
+                readRecovery(RecoveryQuery(
+                    history: .since(microseconds: since), catchUp: [], endings: [], barrier: nextHistoryBarrier()
+                ))
             } else {
                 recover(with: RecoveryAnswer())  // without PID 1's journal the listing is all there is
             }
@@ -82,7 +84,7 @@ extension DaemonCore {
 
     /// What to read at start: lifecycled's own dispatches beyond each record (and of units with none), PID 1's runs
     /// since the previous lifecycled stopped tracking, and the end of each stored run the listing no longer shows.
-    private func startQuery(listing: [UnitSnapshot]) -> RecoveryQuery {
+    private mutating func startQuery(listing: [UnitSnapshot]) -> RecoveryQuery {
         guard readsJournal else { return RecoveryQuery(history: .none, catchUp: [], endings: []) }
         let units = caughtUp(listing: listing)
         return RecoveryQuery(
@@ -90,8 +92,39 @@ extension DaemonCore {
             catchUp: units.sorted().map { ($0, tracker.records[$0]?.sequence) },
             endings: readsManagerJournal
                 ? tracker.runsToLookUp(in: listing).map { UnitRunID(unit: $0.unit, invocationID: $0.invocationID) } : [],
-            patterns: configuration.watch.map(\.pattern)
+            patterns: configuration.watch.map(\.pattern),
+            barrier: readsManagerJournal ? nextHistoryBarrier() : nil
         )
+    }
+
+    /// A new barrier for a recovery's history (``JournalBarrier``), written with its first read.
+    private mutating func nextHistoryBarrier() -> JournalBarrier {
+        journalBarriers += 1
+        historyBarrierReads = 0
+        return JournalBarrier(number: journalBarriers, write: true)
+    }
+
+    /// The journal did not show the recovery's barrier yet: PID 1's entries logged before the listing may still be on
+    /// their way, so the same query is asked again (without writing the probe again) 100 ms, 200 ms … at most a
+    /// second later. After ``JournalBarrier/patience`` the history is read as far as journald wrote it, and said.
+    ///
+    /// - Returns: whether the answer waits for another read.
+    private mutating func waitsForHistoryBarrier(_ answer: RecoveryAnswer) -> Bool {
+        guard !answer.barrierSeen, var query = lastRecoveryQuery, var barrier = query.barrier else { return false }
+        historyBarrierReads += 1
+        if historyBarrierReads >= JournalBarrier.readLimit {
+            log(.warning, "The journal did not show lifecycled's barrier within \(JournalBarrier.patience / 1_000) s: "
+                + "reading PID 1's journal as far as journald wrote it; a run PID 1 logged before this recovery that "
+                + "journald writes later is not seen (docs/journal.md, \"Where recovery resumes\")")
+            query.barrier = nil
+            readRecovery(query)
+            return true
+        }
+        barrier.write = false
+        query.barrier = barrier
+        lastRecoveryQuery = query
+        effects.append(.arm(.retryRecovery, at: now + JournalBarrier.delay(afterReads: historyBarrierReads)))
+        return true
     }
 
     /// The units a start's query catches up with: those with a record or a state file set aside, and the watched
@@ -105,7 +138,7 @@ extension DaemonCore {
     /// the listing is compared with the last slice only, which is the newest (the listing was taken before).
     mutating func recover(with answer: RecoveryAnswer) {
         guard case .recovering(let cause, let listing, let held) = phase else { return }
-        guard !retriesUnreadableHistory(answer) else { return }
+        guard !waitsForHistoryBarrier(answer), !retriesUnreadableHistory(answer) else { return }
         if !answer.isContinuation { journalPositions.recovered = answer.position }
         let isLastSlice = answer.resume == nil
         let units: [UnitReconciliation]
@@ -273,11 +306,11 @@ extension DaemonCore {
                 readVersion(transition)
                 return
             }
-            runEndingBarriers += 1
-            awaited = .ending(of: previous, before: transition, reads: 1, barrier: runEndingBarriers)
+            journalBarriers += 1
+            awaited = .ending(of: previous, before: transition, reads: 1, barrier: journalBarriers)
             effects.append(.readRunEnding(
                 unit: transition.unit, invocationID: previous,
-                barrier: RunEndingBarrier(number: runEndingBarriers, write: true)
+                barrier: JournalBarrier(number: journalBarriers, write: true)
             ))
             return
         }
@@ -327,9 +360,9 @@ extension DaemonCore {
             log(.debug, "Ignored an ending of \(unit) that was not asked for")
             return
         }
-        if ending == nil, !barrierSeen, reads < RunEndingBarrier.readLimit {
+        if ending == nil, !barrierSeen, reads < JournalBarrier.readLimit {
             // journald has not caught up with the change yet: slow, not silent.
-            effects.append(.arm(.retryRunEnding, at: now + RunEndingBarrier.delay(afterReads: reads)))
+            effects.append(.arm(.retryRunEnding, at: now + JournalBarrier.delay(afterReads: reads)))
             return
         }
         awaited = nil
@@ -341,7 +374,7 @@ extension DaemonCore {
             }
             apply(MappedTransition(unit: unit, transition: end, invocationID: previous, time: time, monotonicMicroseconds: 0), version: nil)
         } else {
-            let why = barrierSeen ? "" : " (the journal did not catch up within \(RunEndingBarrier.patience / 1_000) s)"
+            let why = barrierSeen ? "" : " (the journal did not catch up within \(JournalBarrier.patience / 1_000) s)"
             log(.info, "\(unit): no end of run \(previous) in PID 1's journal before run \(transition.invocationID): its end is unknown\(why)")
             endUnknown(previous, before: transition)
         }
@@ -353,7 +386,7 @@ extension DaemonCore {
         guard case .ending(let previous, let transition, let reads, let barrier)? = awaited else { return }
         awaited = .ending(of: previous, before: transition, reads: reads + 1, barrier: barrier)
         effects.append(.readRunEnding(
-            unit: transition.unit, invocationID: previous, barrier: RunEndingBarrier(number: barrier, write: false)
+            unit: transition.unit, invocationID: previous, barrier: JournalBarrier(number: barrier, write: false)
         ))
     }
 

@@ -105,8 +105,10 @@ public struct DaemonCore: Sendable {
     /// could not.
     var lastRecoveryQuery: RecoveryQuery?
     var recoveryReadFailures = 0
-    /// The barriers written for run endings so far (``RunEndingBarrier``).
-    var runEndingBarriers: UInt64 = 0
+    /// The barriers written for run endings so far (``JournalBarrier``).
+    var journalBarriers: UInt64 = 0
+    /// How many reads of the recovery under way found its barrier not in the journal yet.
+    var historyBarrierReads = 0
     /// Launches and wakes waiting for their run's start-up.
     var startingRuns = StartingRuns()
 

@@ -24,8 +24,8 @@ public enum DaemonEffect: Sendable, Equatable {
     /// ``DaemonInput/runCostRead(_:_:)``.
     case readRunCost(UnitRunID)
     /// Read how a run ended from PID 1's journal; answer ``DaemonInput/runEndingRead(unit:invocationID:ending:barrierSeen:)``.
-    /// Before the read: write probe `barrier` when asked to (``RunEndingBarrier``), and look whether the journal shows it.
-    case readRunEnding(unit: String, invocationID: String, barrier: RunEndingBarrier)
+    /// Before the read: write probe `barrier` when asked to (``JournalBarrier``), and look whether the journal shows it.
+    case readRunEnding(unit: String, invocationID: String, barrier: JournalBarrier)
     /// Read what the journal tells of a run that just failed beyond its unit's properties: who OOM-killed it, its core
     /// dump; answer ``DaemonInput/runJournalRead(_:_:)``. Before the read: write the query's probe when asked to.
     case readRunJournal(RunJournalQuery)

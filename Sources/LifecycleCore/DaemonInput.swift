@@ -117,7 +117,7 @@ public enum DaemonTimer: Sendable, Hashable {
     case advanceJournalPosition
     /// Archive the records of units that have been gone long enough (``GoneUnits``).
     case archiveGoneUnits
-    /// Read again how a run ended: the journal did not show it, nor the barrier written after it (``RunEndingBarrier``).
+    /// Read again how a run ended: the journal did not show it, nor the barrier written after it (``JournalBarrier``).
     case retryRunEnding
     /// Read PID 1's journal for missed runs again: it could not be read (``RecoveryAnswer/isHistoryUnreadable``).
     case retryRecovery

@@ -21,7 +21,7 @@ public enum JournalProbeEntry {
         query(label: String(number), pid: pid)
     }
 
-    /// The probe written before a run's end is looked for (``RunEndingBarrier``), labelled `end-N` so that it is never
+    /// The probe written before a run's end is looked for (``JournalBarrier``), labelled `end-N` so that it is never
     /// taken for a delivery probe of the same number.
     public static func fields(barrier: UInt64, unit: String) -> [(name: String, value: String)] {
         fields(label: barrierLabel(barrier), message: "Checking the journal for how the previous run of \(unit) ended")
@@ -33,11 +33,27 @@ public enum JournalProbeEntry {
 
     private static func barrierLabel(_ number: UInt64) -> String { "end-\(number)" }
 
-    private static func fields(label: String, message: String) -> [(name: String, value: String)] {
+    /// The probe written before PID 1's history is read at a recovery (``JournalBarrier``), labelled `history-N`. At
+    /// notice, not debug: a journald that stores nothing below notice would otherwise make every start wait for
+    /// the barrier's patience.
+    public static func fields(historyBarrier number: UInt64) -> [(name: String, value: String)] {
+        fields(
+            label: historyLabel(number), message: "Reading PID 1's journal up to here for runs lifecycled did not see",
+            priority: 5
+        )
+    }
+
+    public static func query(historyBarrier number: UInt64, pid: Int32) -> [String] {
+        query(label: historyLabel(number), pid: pid)
+    }
+
+    private static func historyLabel(_ number: UInt64) -> String { "history-\(number)" }
+
+    private static func fields(label: String, message: String, priority: Int = 7) -> [(name: String, value: String)] {
         [
             ("MESSAGE", message),
             ("MESSAGE_ID", messageID),
-            ("PRIORITY", "7"),
+            ("PRIORITY", String(priority)),
             ("SYSLOG_IDENTIFIER", DispatchJournalEntry.syslogIdentifier),
             (numberField, label),
         ]

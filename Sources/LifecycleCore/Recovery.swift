@@ -28,21 +28,25 @@ public struct RecoveryQuery: Sendable, Equatable {
     public var patterns: [UnitPattern]
     /// Units caught up with already (by an earlier slice's query, or with a record): not again.
     public var caughtUp: Set<String>
+    /// The probe to see in the journal before anything is read (``JournalBarrier``): then the history's end holds
+    /// everything PID 1 logged before the listing this recovery follows. nil: read at once.
+    public var barrier: JournalBarrier?
 
     public init(
         history: HistoryWindow, catchUp: [(unit: String, recordedSequence: UInt64?)], endings: [UnitRunID],
-        patterns: [UnitPattern] = [], caughtUp: Set<String> = []
+        patterns: [UnitPattern] = [], caughtUp: Set<String> = [], barrier: JournalBarrier? = nil
     ) {
         self.history = history
         self.catchUp = catchUp
         self.endings = endings
         self.patterns = patterns
         self.caughtUp = caughtUp
+        self.barrier = barrier
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.history == rhs.history && lhs.endings == rhs.endings && lhs.patterns == rhs.patterns
-            && lhs.caughtUp == rhs.caughtUp
+            && lhs.caughtUp == rhs.caughtUp && lhs.barrier == rhs.barrier
             && lhs.catchUp.elementsEqual(rhs.catchUp) { $0.unit == $1.unit && $0.recordedSequence == $1.recordedSequence }
     }
 }
@@ -117,6 +121,15 @@ public struct RecoveryAnswer: Sendable, Equatable {
     /// True when PID 1's journal could not be read for the history asked (the answer holds none of it): the core
     /// asks again, a few times, before it goes on without (``DaemonCore/recoveryReadLimit``).
     public var isHistoryUnreadable = false
+    /// False when the query's barrier was not in the journal yet: nothing was read, and the core asks again.
+    public var barrierSeen = true
+
+    /// The answer to a query whose barrier the journal does not show yet.
+    public static var barrierNotSeen: RecoveryAnswer {
+        var answer = RecoveryAnswer()
+        answer.barrierSeen = false
+        return answer
+    }
 
     public init(journaled: [String: [JournaledDispatch]] = [:], history: RunHistory? = nil, endings: [String: RunEnding] = [:]) {
         self.journaled = journaled

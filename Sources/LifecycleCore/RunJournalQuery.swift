@@ -6,19 +6,19 @@ import LifecycleEngine
 /// property tells (``DaemonEffect/readRunJournal(_:)``).
 ///
 /// - Who OOM-killed it: PID 1 logs the kernel's or systemd-oomd's kill (``OOMKiller``) before the change that shows
-///   the Result `oom-kill`, so once the journal shows a probe written after that change (``RunEndingBarrier``), it
+///   the Result `oom-kill`, so once the journal shows a probe written after that change (``JournalBarrier``), it
 ///   shows PID 1's message too, or never will.
 /// - Its core dump: systemd-coredump logs it when it has processed the dump, which can be after PID 1 saw the process
 ///   die; the entry is waited for only while the host hands dumps to systemd-coredump (``CoreDump/isCollectedBySystemd(corePattern:)``).
 public struct RunJournalQuery: Sendable, Equatable {
     public var run: UnitRunID
     /// Look for PID 1's message of who OOM-killed the run, behind this probe; nil when the run was no OOM kill.
-    public var barrier: RunEndingBarrier?
+    public var barrier: JournalBarrier?
     /// Look for systemd-coredump's entry of a crash of the unit within this span (``CoreDump/span(began:ended:)``); nil
     /// when the run dumped no core.
     public var coreDumpSpan: ClosedRange<Milliseconds>?
 
-    public init(run: UnitRunID, barrier: RunEndingBarrier?, coreDumpSpan: ClosedRange<Milliseconds>?) {
+    public init(run: UnitRunID, barrier: JournalBarrier?, coreDumpSpan: ClosedRange<Milliseconds>?) {
         self.run = run
         self.barrier = barrier
         self.coreDumpSpan = coreDumpSpan

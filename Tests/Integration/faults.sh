@@ -971,6 +971,31 @@ test_stalled_journal() {
     assert_eq 0 "$(daemon_log_count "The journal dropped")" "lifecycled's log lines saying the journal dropped dispatches"
 }
 
+# A journal behind at start: PID 1 logs a oneshot's run while journald is stalled and lifecycled stopped; lifecycled
+# starts, and journald writes the run 3 s later, after the history lifecycled read at its start would have ended. The
+# history waits for a barrier lifecycled writes after its listing, so the run is recorded, once.
+test_journal_behind_at_start() {
+    local unit=lc-oneshot.service journald pid
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 2
+    c_exec systemctl stop lifecycled.service
+    journald=$(unit_prop systemd-journald.service MainPID)
+    c_exec kill -STOP "$journald"
+    c_exec systemctl start "$unit"
+    c_exec systemctl start --no-block lifecycled.service
+    sleep 3
+    c_exec kill -CONT "$journald"
+    wait_for "$WAIT" lifecycled_active || fail "lifecycled did not start"
+    wait_dispatches "$unit" 4 || fail "the run made while journald was behind is missing: $(dispatch_summary "$unit")"
+    assert_eq "1 launch,2 sleep,3 wake,4 sleep" "$(dispatch_summary "$unit")" "dispatches of $unit"
+    assert_eq "true" "$(nth_dispatch "$unit" 3 | jq -r .LIFECYCLE_RECONCILED)" "the run is reconciled"
+    pid=$(lifecycled_pid)
+    c_exec systemctl restart lifecycled.service
+    wait_for "$WAIT" lifecycled_replaced "$pid" || fail "lifecycled did not come back"
+    sleep 2
+    assert_eq "1 launch,2 sleep,3 wake,4 sleep" "$(dispatch_summary "$unit")" "dispatches after another restart"
+}
+
 # A journald that stores nothing below notice (MaxLevelStore=notice): dispatches, written at info, are taken and never
 # shown. The state file must stay bounded (it grew by ~6 KB a run, and past 1 MB it was set aside at the next start,
 # the counters with it), the counters must survive a restart, the fault must be said, and heal by itself.
@@ -1450,6 +1475,8 @@ only "9a. journal retention removes delivered dispatches while lifecycled is sto
 only "9b. journald stopped for 6 s during runs: each dispatch reaches the journal once" test_stalled_journal
 only "9c. retention removes the saved position's entry while lifecycled is stopped: runs once, no start from day one" \
     test_retention_resumes_from_position
+only "9e. a journal behind at start: a oneshot run PID 1 logged while journald was stalled and lifecycled stopped, written after lifecycled started, is recorded once" \
+    test_journal_behind_at_start
 only "9d. a journald that stores nothing below notice: 60 runs, the state file under 64 KB, said in systemctl status, healed once it stores, counters go on after a restart" \
     test_journal_stores_nothing
 only "10a. a start that ExecCondition= skips, 4 times (once while lifecycled is stopped): no dispatch, no crash" \

@@ -42,6 +42,12 @@ struct CoreHarness {
     var unreadableHistoryReads: Set<Int> = []
     /// The answers to the queries for a history's later slices, in order.
     var laterSlices: [RecoveryAnswer] = []
+    /// How many reads of PID 1's journal come before journald writes what PID 1 logged before the listing: such a
+    /// read sees no barrier, and a read without one takes ``staleRecovery``, the history without it.
+    var journaldLag = 0
+    var staleRecovery: RecoveryAnswer? = RecoveryAnswer()
+    /// The recovery barriers written, by number.
+    var historyBarriersWritten: [UInt64] = []
     var recoveryQueries: [RecoveryQuery] = []
     /// Where the journal ends, for ``DaemonEffect/readJournalTail``; and every position saved, in order.
     var journalTail: JournalPosition?
@@ -175,6 +181,12 @@ struct CoreHarness {
             return .runJournalRead(query, answers[0])
         case .readRecovery(let query):
             recoveryQueries.append(query)
+            if let barrier = query.barrier, barrier.write { historyBarriersWritten.append(barrier.number) }
+            if journaldLag > 0 {
+                journaldLag -= 1
+                if query.barrier != nil { return .recovered(.barrierNotSeen) }
+                return staleRecovery.map(DaemonInput.recovered)
+            }
             if unreadableHistoryReads.contains(recoveryQueries.count) {
                 var unreadable = RecoveryAnswer()
                 unreadable.isHistoryUnreadable = true

@@ -2,6 +2,7 @@
 
 @testable import LifecycleCore
 import LifecycleEngine
+import LifecycleStorage
 import Testing
 
 /// PID 1's journal that cannot be read for the missed runs is read again, 1 s, 2 s, 4 s, … apart, before the
@@ -65,5 +66,60 @@ struct DaemonCoreRecoveryRetryTests {
             if case .resuming(let resume) = query.history { resume.cursor } else { nil }
         }
         #expect(resumed.first == resumed.dropFirst().first, "the failed slice asked again from the same place")
+    }
+}
+
+/// A journald behind at a recovery: PID 1 logged a run before the listing, journald writes it after the history was
+/// read. The history waits for a barrier lifecycled writes after the listing (``JournalBarrier``).
+struct DaemonCoreHistoryBarrierTests {
+    typealias H = CoreHarness
+
+    /// web.service's last recorded run, "a", ended; while lifecycled was down run "b" began and ended.
+    func laggingStart() throws -> H {
+        let stored = UnitRecord(unit: H.unit, invocationID: H.run("a"), runEnded: true, sequence: 2)
+        var h = try H(records: [stored])
+        h.recovery = RecoveryAnswer(history: H.history([(run: "b", began: 10, ended: 11, failure: nil)]))
+        h.staleRecovery = RecoveryAnswer(history: H.history([]))
+        return h
+    }
+
+    @Test("a run PID 1 logged before the start that journald writes late is recorded once: the history waits for the barrier")
+    func waitsForBarrier() throws {
+        var h = try laggingStart()
+        h.journaldLag = 3
+        h.send(.start)
+        h.send(.listing([H.snapshot("inactive", "b", second: 11)]))
+        #expect(h.journal.isEmpty && !h.milestones.contains("ready"), "nothing taken before the barrier shows")
+        #expect(h.armed[.retryRecovery] == H.t0 + 100)
+        while h.armed[.retryRecovery] != nil { h.fire(.retryRecovery) }
+        #expect(h.historyBarriersWritten.count == 1, "the probe is written once")
+        #expect(h.recoveryQueries.count == 4)
+        DaemonCoreDeliveryTests.confirmUntilReady(&h)
+        #expect(h.dispatches() == ["3 launch b reconciled", "4 sleep b reconciled"])
+    }
+
+    @Test("a barrier the journal never shows: after its patience the history is read as far as journald wrote it, and it is said")
+    func patience() throws {
+        var h = try laggingStart()
+        h.journaldLag = 1_000
+        h.send(.start)
+        h.send(.listing([H.snapshot("inactive", "b", second: 11)]))
+        while h.armed[.retryRecovery] != nil, h.recoveryQueries.last?.barrier != nil { h.fire(.retryRecovery) }
+        #expect(h.now - H.t0 <= JournalBarrier.patience)
+        #expect(h.recoveryQueries.last?.barrier == nil, "read at last without the barrier")
+        #expect(h.logs.contains { $0.level == .warning && $0.message.contains("did not show lifecycled's barrier") })
+        #expect(h.milestones.contains("ready") || h.core.phase == .tracking)
+    }
+
+    @Test("a loss of signals reads PID 1's journal behind a barrier too")
+    func signalsLost() throws {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        DaemonCoreDeliveryTests.confirmUntilReady(&h)
+        h.send(.signalsLost)
+        h.send(.listing([]))
+        #expect(h.recoveryQueries.last?.barrier?.write == true)
+        #expect(h.historyBarriersWritten.count == 2)
     }
 }

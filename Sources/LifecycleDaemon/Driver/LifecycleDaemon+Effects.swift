@@ -44,6 +44,13 @@ extension LifecycleDaemon {
             let seen = query.barrier.map { lookForBarrier($0, unit: query.run.unit) } ?? false
             return .runJournalRead(query, RunJournalReader(logger: logger).findings(for: query, barrierSeen: seen))
         case .readRecovery(let query):
+            // The barrier first: once the journal shows it, it holds what PID 1 logged before the listing.
+            if let barrier = query.barrier, !lookForBarrier(
+                barrier, fields: JournalProbeEntry.fields(historyBarrier: barrier.number),
+                query: JournalProbeEntry.query(historyBarrier: barrier.number, pid: getpid())
+            ) {
+                return .recovered(.barrierNotSeen)
+            }
             return .recovered(JournalRecoveryReader(logger: logger, positionFile: positionFile).answer(query))
         case .readJournalTail:
             return .journalTailRead(JournalRecoveryReader(logger: logger, positionFile: positionFile).tail())
@@ -172,7 +179,7 @@ extension LifecycleDaemon {
 
     /// How the run ended by PID 1's journal, after a look for the barrier: looked for first, since an entry of PID 1's
     /// that is written between a read that misses it and a look that finds the barrier would otherwise be missed.
-    private func readEnding(of unit: String, invocationID: String, barrier: RunEndingBarrier) -> DaemonInput {
+    private func readEnding(of unit: String, invocationID: String, barrier: JournalBarrier) -> DaemonInput {
         let seen = lookForBarrier(barrier, unit: unit)
         let reader = JournalRecoveryReader(logger: logger, positionFile: positionFile)
         return .runEndingRead(
@@ -182,16 +189,26 @@ extension LifecycleDaemon {
     }
 
     /// Writes the barrier's probe when asked to, and whether the journal shows it.
-    private func lookForBarrier(_ barrier: RunEndingBarrier, unit: String) -> Bool {
+    private func lookForBarrier(_ barrier: JournalBarrier, unit: String) -> Bool {
+        lookForBarrier(
+            barrier, fields: JournalProbeEntry.fields(barrier: barrier.number, unit: unit),
+            query: JournalProbeEntry.query(barrier: barrier.number, pid: getpid())
+        )
+    }
+
+    /// Writes the probe `fields` when the barrier asks to, and whether the journal shows the entry `query` finds.
+    private func lookForBarrier(
+        _ barrier: JournalBarrier, fields: [(name: String, value: String)], query: [String]
+    ) -> Bool {
         if barrier.write {
             do {
-                try journal.send(JournalProbeEntry.fields(barrier: barrier.number, unit: unit))
+                try journal.send(fields)
             } catch {
                 logger.warning("Failed to write a probe to the journal", metadata: ["error": "\(error)"])
             }
         }
         do {
-            return try JournalReader().contains([JournalProbeEntry.query(barrier: barrier.number, pid: getpid())])[0]
+            return try JournalReader().contains([query])[0]
         } catch {
             logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
             return false

@@ -2,13 +2,18 @@
 
 import LifecycleEngine
 
-/// A probe written before a run's end is looked for in PID 1's journal, when no signal showed that end.
+/// A probe lifecycled writes to the journal before it reads what PID 1 logged, and looks for until the journal shows
+/// it: PID 1's word on what happened, not journald's receive clock, decides what the read may take as complete.
 ///
-/// PID 1 logs a run's end before it sends the change that shows the next run, and journald takes the entries of its
-/// socket in order; so once the journal shows a probe that lifecycled wrote after that change, it shows PID 1's entry
-/// too, or never will (a unit PID 1 logs nothing of). Until then a stalled journald is only slow: the read is tried
-/// again, on a timer, for up to ``patience``, and a crash is not taken for an end nobody saw.
-public struct RunEndingBarrier: Sendable, Equatable {
+/// PID 1 logs an event before it sends the change or listing that shows it, and journald takes the entries of its
+/// socket in order; so once the journal shows a probe that lifecycled wrote after that change or listing, it shows
+/// PID 1's entries too, or never will (a unit PID 1 logs nothing of). Until then a stalled journald is only slow: the
+/// read is tried again, on a timer, for up to ``patience``. Two reads wait for one:
+/// - how a run ended, when no signal showed its end (a crash is not taken for an end nobody saw);
+/// - PID 1's history at a recovery (lifecycled's start, a loss of signals), so that a run PID 1 logged before the
+///   listing but journald wrote after the history's end is not lost between the two (docs/journal.md, "Where
+///   recovery resumes").
+public struct JournalBarrier: Sendable, Equatable {
     /// The probe's number, among the barriers of this process.
     public var number: UInt64
     /// Whether to write the probe before this read (the first read of the run's end), or only to look for it.
