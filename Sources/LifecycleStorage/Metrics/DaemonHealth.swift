@@ -23,6 +23,8 @@ public struct DaemonHealth: Sendable, Equatable {
     public var busReconnects = 0
     /// Loaded units that match a `watch` pattern, as of the last listing.
     public var watchedUnits = 0
+    /// What is degraded now, and since when.
+    public var degradations = Degradations()
 
     public init(startTime: Milliseconds, bus: String) {
         self.startTime = startTime
