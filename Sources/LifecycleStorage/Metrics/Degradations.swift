@@ -45,6 +45,17 @@ public struct Degradations: Sendable, Equatable {
         causes.removeValue(forKey: cause)
     }
 
+    /// What lifecycled's D-Bus `GetStatus` says of it: `[{"reason": "cannot write …", "since":
+    /// "2026-03-01T10:00:00Z", "what": "state_directory"}]`, by cause; empty when nothing is degraded.
+    public var json: JSONValue {
+        .array(causes.sorted { $0.key < $1.key }.map { cause, degradation in
+            .object([
+                "what": .string(cause.rawValue), "reason": .string(degradation.reason),
+                "since": .string(LifecycleDateFormat.iso8601.string(degradation.since)),
+            ])
+        })
+    }
+
     /// `status` as `systemctl status` shows it: what is degraded comes first, whatever else is going on.
     /// `Degraded: cannot write the state directory /var/lib/lifecycled: Read-only file system (EROFS) since
     /// 2026-03-01T10:00:00Z; Watching 3 loaded units`.
