@@ -64,6 +64,8 @@ extension DaemonCore {
     mutating func retrySaves() {
         unsaved.retrying()
         guard unsaved.writing.isEmpty, !unsaved.isWritingPosition else { return }
+        // A record that left memory (archived) has nothing left to write; the probe must be one that has.
+        unsaved.units = unsaved.units.filter { tracker.records[$0] != nil }
         if let unit = unsaved.units.min() ?? unwritableProbe {
             unsaved.isProbing = true
             write(unit)
