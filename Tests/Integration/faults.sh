@@ -587,9 +587,10 @@ test_read_only_state_dir() {
     assert_eq "sequence=1 launch=1 wake=1 sleep=0 crash=0 last=launch" "$(state_counters "$unit")" \
         "state on disk while read-only (stale)"
     assert_eq "$restarts" "$(unit_prop lifecycled.service NRestarts)" "NRestarts after the runs"
-    # Writable for lifecyclectl on the host side of the mount namespace: only the daemon's view tells.
+    # Writable for lifecyclectl on the host side of the mount namespace: only the daemon tells.
     warnings=$(c_exec "$CTL" status 2>&1 >/dev/null)
-    assert_contains "$warnings" "lifecyclectl: Warning: the state directory $STATE_DIR is read-only for lifecycled (pid" \
+    assert_contains "$warnings" "lifecyclectl: Warning: lifecycled is degraded since " "lifecyclectl status"
+    assert_contains "$warnings" ": cannot write the state directory $STATE_DIR: Read-only file system (EROFS): it keeps" \
         "lifecyclectl status"
 
     # Writable again: the start catches up from its own dispatches in the journal, and sends none again.
@@ -668,6 +669,8 @@ test_read_only_state_dir_heals() {
     wait_dispatches "$b" 3
     run_marker lc-marker-heal.service
     assert_eq "sequence=1 launch=1 wake=1 sleep=0 crash=0 last=launch" "$(state_counters "$a")" "state while read-only"
+    assert_contains "$(c_exec "$CTL" status 2>&1 >/dev/null)" "lifecyclectl: Warning: lifecycled is degraded since " \
+        "lifecyclectl status while read-only"
     # Three seconds of retries that fail: none of them is an error of its own.
     sleep 3
     remount_state_dir rw
@@ -700,6 +703,8 @@ test_state_dir_unwritable_while_running() {
     wait_dispatches "$unit" 3
     run_marker lc-marker-heal-live.service
     assert_eq "sequence=1 launch=1 wake=1 sleep=0 crash=0 last=launch" "$(state_counters "$unit")" "state while unwritable"
+    assert_contains "$(c_exec "$CTL" status 2>&1 >/dev/null)" \
+        "lifecyclectl: Warning: lifecycled is degraded since " "lifecyclectl status while unwritable"
     sleep 3
     c_exec chmod 0755 "$STATE_DIR" "$UNITS_DIR"
     assert_heals "$pid" "$restarts" $((errors + 1)) "$unit" lc-marker-heal-live.service
@@ -719,7 +724,8 @@ test_vanished_state_dir() {
     assert_eq "1 launch,2 sleep" "$(dispatch_summary "$unit")" "dispatches while the state directory is missing"
     assert_eq "$restarts" "$(unit_prop lifecycled.service NRestarts)" "NRestarts after the runs"
     warnings=$(c_exec "$CTL" status 2>&1 >/dev/null)
-    assert_contains "$warnings" "lifecyclectl: Warning: the state directory $GONE_STATE_DIR does not exist" \
+    assert_contains "$warnings" "lifecyclectl: Warning: lifecycled is degraded since " "lifecyclectl status"
+    assert_contains "$warnings" ": cannot write the state directory $GONE_STATE_DIR: No such file or directory (ENOENT)" \
         "lifecyclectl status"
 
     # Back to the usual directory: the unit's record is rebuilt from the journal, nothing is sent again.
