@@ -247,6 +247,10 @@ public struct DaemonCore: Sendable {
         } else if outbox.unconfirmedCount > 0 {
             log(.info, "Stopping with \(outbox.unconfirmedCount) dispatches the journal has not shown yet; the next start looks for them")
         }
+        if !unsaved.units.isEmpty {
+            log(.warning, "Stopping with \(unsaved.units.count) records the state directory did not take; the next "
+                + "start catches them up from the journal")
+        }
         log(.info, "Stopped after \(dispatchCount) dispatches")
         effects.append(.exit)
     }

@@ -47,6 +47,9 @@ struct DaemonCoreStateDirectoryTests {
         h.send(.connectionLost("Connection reset by peer"))
         #expect(h.notifications.last == .status(Self.degraded + "Reconnecting to the bus: Connection reset by peer"))
         #expect(h.logs.filter { $0.level == .error }.count == 1, "said once, not at each failed save")
+        h.send(.stop)
+        #expect(h.logs.contains(LogLine(.warning, "Stopping with 1 records the state directory did not take; the next "
+            + "start catches them up from the journal")))
     }
 
     @Test("a failed save is retried 1, 2, 4, 5, 5 s later; the first that goes through writes the record as it stands then, and the degradation ends")
