@@ -65,7 +65,9 @@ extension DaemonCore {
         let positionTime = readsManagerJournal ? journalPositions.savedUpTo ?? 0 : Milliseconds.max
         for unit in goneUnits.due(at: now, after: minutes) {
             let isPending = tracker.records[unit].map { !$0.pendingDispatches.isEmpty } ?? false
-            if isPending || awaited?.unit == unit || !goneUnits.went(unit, before: positionTime) {
+            // A record the state directory did not take waits too: the archive is written from memory, and a failed
+            // archiving leaves the state file, which would be behind.
+            if isPending || isUnsaved(unit) || awaited?.unit == unit || !goneUnits.went(unit, before: positionTime) {
                 isWaiting = true
                 continue
             }

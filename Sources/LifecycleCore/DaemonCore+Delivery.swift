@@ -85,7 +85,7 @@ extension DaemonCore {
         for unit in units.sorted() {
             if let record = tracker.records[unit] { effects.append(.save(record)) }
         }
-        if health.journalGivenUp == 0 || !health.journalNotShowing {
+        if health.journalGivenUp == 0 || health.degradations[.journal] == nil {
             log(.warning, "Gave up looking for \(givenUp.count) dispatches the journal took but has not shown: more "
                 + "than \(Outbox.unconfirmedBoundPerUnit) of one unit waited (docs/journal.md, \"A journal that stores nothing\")")
         }
@@ -97,16 +97,15 @@ extension DaemonCore {
     /// notice still keeps, and in the status.
     private mutating func noteJournalShowing(found: Bool) {
         if found {
-            guard health.journalNotShowing else { return }
-            health.journalNotShowing = false
+            guard health.degradations.end(.journal) != nil else { return }
             log(.notice, "The journal shows lifecycled's entries again")
             showStatusAgain()
             return
         }
-        guard !health.journalNotShowing, let oldest = outbox.oldestUnshownSentAt,
+        guard health.degradations[.journal] == nil, let oldest = outbox.oldestUnshownSentAt,
             now - oldest >= Outbox.unshownPatience
         else { return }
-        health.journalNotShowing = true
+        health.degradations.begin(.journal, reason: "the journal does not show lifecycled's entries", now: oldest)
         log(.warning, "The journal has not shown lifecycled's entries sent \((now - oldest) / 1_000) s ago: journald "
             + "is stalled, or stores nothing below notice (MaxLevelStore=, LogLevelMax=, Storage=none); dispatches "
             + "are still sent, and each unit's state file keeps at most \(Outbox.unconfirmedBoundPerUnit) of them")

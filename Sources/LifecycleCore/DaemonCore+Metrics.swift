@@ -16,7 +16,7 @@ extension DaemonCore {
         if effects.contains(where: \.changesRecords) { haveRecordsChanged = true }
         // The loop hands the core an effect's answer before it performs the rest of the effects: plan after the last
         // answer, so that the write shows it and this input's timer never overrides the one armed after it.
-        guard !effects.contains(where: \.hasAnswer) else { return }
+        guard !effects.contains(where: \.isPlannedAfter) else { return }
         let changed = haveRecordsChanged || health != metricsHealth || path != metricsPath
         guard changed || isMetricsTimerDue else { return }
         let decision = metricsSchedule.plan(now: now, changed: changed, timerFired: isMetricsTimerDue)
@@ -62,14 +62,23 @@ extension DaemonEffect {
         }
     }
 
+    /// Whether the metrics wait for the effect's answer: every answer but a save's, which changes nothing the file
+    /// shows but what is degraded, and plans the file itself then.
+    var isPlannedAfter: Bool {
+        switch self {
+        case .save, .saveJournalPosition: false
+        default: hasAnswer
+        }
+    }
+
     /// Whether the loop answers the effect with an input, at once (see each case).
     var hasAnswer: Bool {
         switch self {
         case .send, .lookUp, .readVersion, .readRunCost, .readRunEnding, .readRunJournal, .readRecovery, .publishManager, .readJournalTail,
-            .readArchive:
+            .readArchive, .save, .saveJournalPosition:
             true
-        case .save, .archive, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions,
-            .writeProbe, .saveJournalPosition, .exit:
+        case .archive, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions,
+            .writeProbe, .exit:
             false
         }
     }

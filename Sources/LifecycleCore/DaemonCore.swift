@@ -74,8 +74,10 @@ public struct DaemonCore: Sendable {
     let readsJournal: Bool
     /// Whether PID 1's journal entries are read for missed runs (the system manager, as root).
     let readsManagerJournal: Bool
-    /// Why the state directory cannot be written, found at start; the status says it until lifecycled restarts.
+    /// Why the state directory could not be written at start: degraded until a save goes through.
     let stateDirectoryProblem: StateDirectoryProblem?
+    /// What the state directory did not take, tried again on a timer.
+    var unsaved = UnsavedState()
     var now: Milliseconds = 0
     var effects: [DaemonEffect] = []
     /// lifecycled's own figures for the metrics file, counted since this process started.
@@ -139,7 +141,11 @@ public struct DaemonCore: Sendable {
         }
         drain()
         if let batch = outbox.takeBatch() { effects.append(.send(batch)) }
-        planMetrics(timerFired: input == .timer(.writeMetrics))
+        // A save's answer comes before the effects after the save (a send, say): the file is planned after those,
+        // unless the answer changed what is degraded.
+        if !input.isSaveAnswer || health.degradations != metricsHealth?.degradations {
+            planMetrics(timerFired: input == .timer(.writeMetrics))
+        }
         defer { effects = [] }
         return effects.coalescingSaves()
     }
@@ -196,6 +202,8 @@ public struct DaemonCore: Sendable {
         case .runEndingRead(let unit, let id, let ending, let seen):
             takeEnding(ending, of: unit, invocationID: id, barrierSeen: seen)
         case .runJournalRead(let query, let findings): takeRunJournal(findings, for: query)
+        case .saved(let unit, let failure): saved(unit: unit, failure: failure)
+        case .journalPositionSaved(let position, let failure): journalPositionSaved(position, failure: failure)
         case .sent(let count, let refused): sent(count: count, refused: refused)
         case .lookedUp(let dispatches, let check): lookedUp(dispatches, check: check)
         case .journalTailRead(let position): takeJournalTail(position)
@@ -212,12 +220,7 @@ public struct DaemonCore: Sendable {
 
     private mutating func start() {
         health.startTime = now
-        if let problem = stateDirectoryProblem {
-            // As with a full disk: a restart would not make the directory writable, and tracking loses nothing.
-            log(.error, "Cannot write the state directory \(problem.directory): failed to \(problem.step): "
-                + "\(problem.reason). Tracking goes on with the records in memory and every dispatch in the journal; "
-                + "each save is tried again, and the next start with a writable directory catches up from the journal")
-        }
+        if let problem = stateDirectoryProblem { cannotWrite(problem) }
         if readsJournal { adoptLeftovers() }
         let patterns = configuration.watch.map(\.pattern)
         guard !patterns.isEmpty else {
@@ -247,6 +250,10 @@ public struct DaemonCore: Sendable {
         } else if outbox.unconfirmedCount > 0 {
             log(.info, "Stopping with \(outbox.unconfirmedCount) dispatches the journal has not shown yet; the next start looks for them")
         }
+        if !unsaved.units.isEmpty {
+            log(.warning, "Stopping with \(unsaved.units.count) records the state directory did not take; the next "
+                + "start catches them up from the journal")
+        }
         log(.info, "Stopped after \(dispatchCount) dispatches")
         effects.append(.exit)
     }
@@ -274,14 +281,9 @@ public struct DaemonCore: Sendable {
         if readiness != .starting { effects.append(.notify([.status(shown(statusText))])) }
     }
 
-    /// `status` as `systemctl status` shows it: a state directory that cannot be written comes first, whatever else
-    /// is going on.
+    /// `status` as `systemctl status` shows it: what is degraded comes first, whatever else is going on.
     func shown(_ status: String) -> String {
-        var problems: [String] = []
-        if let problem = stateDirectoryProblem { problems.append("\(problem)") }
-        if health.journalNotShowing { problems.append("the journal does not show lifecycled's entries") }
-        guard !problems.isEmpty else { return status }
-        return "Degraded: \(problems.joined(separator: "; ")); \(status)"
+        health.degradations.shown(status)
     }
 
     // MARK: - Requests, reloads, timers
@@ -341,6 +343,8 @@ public struct DaemonCore: Sendable {
             readRunJournalAgain()
         case .startupPatience:
             releaseOverdueLaunches()
+        case .retrySaves:
+            retrySaves()
         case .retryRecovery:
             if case .recovering = phase, let query = lastRecoveryQuery { readRecovery(query) }
         case .retryArchive:
@@ -354,12 +358,20 @@ public struct DaemonCore: Sendable {
 }
 
 extension DaemonInput {
+    /// Whether the input is the answer to a save, which the loop gives for every save.
+    var isSaveAnswer: Bool {
+        switch self {
+        case .saved, .journalPositionSaved: true
+        default: false
+        }
+    }
+
     /// Whether the input waits behind earlier work: everything that can change a record. Answers to the core's own
     /// effects and timers cannot wait, or the work they unblock would never go on.
     var waitsForWork: Bool {
         switch self {
         case .versionRead, .runCostRead, .runEndingRead, .runJournalRead, .sent, .lookedUp, .managerPublished, .timer, .recovered, .journalTailRead,
-            .archiveRead:
+            .archiveRead, .saved, .journalPositionSaved:
             false
         default: true
         }

@@ -5,7 +5,8 @@ import LifecycleStorage
 
 /// What the core asks the loop to do, in order. An effect with an answer reports it as a ``DaemonInput``.
 public enum DaemonEffect: Sendable, Equatable {
-    /// Write the unit's record to its state file (before any dispatch of it is sent).
+    /// Write the unit's record to its state file (before any dispatch of it is sent); answer
+    /// ``DaemonInput/saved(unit:failure:)``.
     case save(UnitRecord)
     /// Send these entries to the journal in order, stopping at the first refusal; answer ``DaemonInput/sent(count:refused:)``.
     case send([PendingDispatch])
@@ -49,8 +50,8 @@ public enum DaemonEffect: Sendable, Equatable {
     case notify([ServiceNotification])
     /// Write the journal entry that marks this process as tracking units.
     case markTracking(status: String)
-    /// Keep `position` in the state directory as how far PID 1's journal is taken into account (no answer: a failure
-    /// is logged, and the next start reads from an older position).
+    /// Keep `position` in the state directory as how far PID 1's journal is taken into account; answer
+    /// ``DaemonInput/journalPositionSaved(_:failure:)`` (until it is kept, the next start reads from an older one).
     case saveJournalPosition(JournalPosition)
     /// Read the position of the journal's newest entry; answer ``DaemonInput/journalTailRead(_:)``.
     case readJournalTail

@@ -33,6 +33,13 @@ public enum DaemonInput: Sendable, Equatable {
     case runEndingRead(unit: String, invocationID: String, ending: RunEnding?, barrierSeen: Bool)
     /// The answer to ``DaemonEffect/readRunJournal(_:)``.
     case runJournalRead(RunJournalQuery, RunJournalFindings)
+    /// The answer to ``DaemonEffect/save(_:)``: nil when the record is in its state file, or when the file refused it
+    /// for a reason of its own (a newer lifecycled's file, logged by the loop); else why the state directory could not
+    /// be written, which a later save may find mended.
+    case saved(unit: String, failure: StateDirectoryProblem?)
+    /// The answer to ``DaemonEffect/saveJournalPosition(_:)``: nil when it is kept, else why the state directory could
+    /// not be written.
+    case journalPositionSaved(JournalPosition, failure: StateDirectoryProblem?)
     /// The answer to ``DaemonEffect/send(_:)``: the first `sent` entries reached the journal; when `refused`, the
     /// next one was refused and the rest were not tried.
     case sent(count: Int, refused: Bool)
@@ -127,4 +134,6 @@ public enum DaemonTimer: Sendable, Hashable {
     case retryArchive
     /// Write the launches that waited too long for their run's start-up without it (``StartingRuns``).
     case startupPatience
+    /// Try again the saves the state directory did not take (``UnsavedState``).
+    case retrySaves
 }

@@ -49,7 +49,7 @@ extension DaemonCore {
     mutating func saveRecoveredJournalPosition() {
         if let position = journalPositions.recovered {
             journalPositions.saving(position, readAt: journalPositions.recoveredReadAt)
-            effects.append(.saveJournalPosition(position))
+            saveJournalPosition(position)
         }
         journalPositions.recovered = nil
         journalPositions.candidate = nil
@@ -90,7 +90,7 @@ extension DaemonCore {
         if let candidate = journalPositions.candidate {
             // A journal with nothing new since the last save needs no write, but the saved position now holds
             // everything PID 1 logged before the candidate was read.
-            if candidate != journalPositions.lastSaved { effects.append(.saveJournalPosition(candidate)) }
+            if candidate != journalPositions.lastSaved { saveJournalPosition(candidate) }
             journalPositions.saving(candidate, readAt: journalPositions.candidateReadAt)
         }
         journalPositions.candidate = position

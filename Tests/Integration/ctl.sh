@@ -77,7 +77,8 @@ test_name_and_introspection() {
     assert_eq "u $pid" "$owner" "owner of $NAME"
     local methods
     methods=$(c_exec busctl introspect --list $NAME $OBJECT $INTERFACE | awk '$2 == "method" { print $1, $3, $4 }')
-    assert_eq ".GetUnit s s
+    assert_eq ".GetStatus - s
+.GetUnit s s
 .Launch sa{ss} t
 .ListUnits - s
 .Sleep sa{ss} t
@@ -153,6 +154,8 @@ test_non_root() {
         "GetUnit is the state file, without the dispatches on their way to the journal"
     json=$(c_exec "${NOBODY[@]}" busctl --json=short call $NAME $OBJECT $INTERFACE ListUnits | jq -r '.data[0]')
     assert_eq "job-1.service lc-x.service" "$(jq -r 'map(.unit) | join(" ")' <<<"$json")" "ListUnits as nobody"
+    json=$(c_exec "${NOBODY[@]}" busctl --json=short call $NAME $OBJECT $INTERFACE GetStatus | jq -r '.data[0]')
+    assert_eq '{"degraded":[]}' "$json" "GetStatus as nobody"
     c_exec "${NOBODY[@]}" busctl introspect $NAME $OBJECT >/dev/null || fail "Introspect as nobody failed"
 }
 

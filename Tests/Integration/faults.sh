@@ -5,7 +5,7 @@
 # throw-away container, installs lifecycled with scripts/install.sh and checks that no transition is lost, invented or
 # duplicated when lifecycled is killed with SIGKILL during a churn of units, when the bus daemon restarts, when
 # systemd re-executes, when the state file system is full, when the state directory is read-only or missing (then
-# lifecycled starts degraded), when a state file is truncated and when the journal refuses writes (also combined with
+# lifecycled is degraded, and heals by itself once the directory is writable again), when a state file is truncated and when the journal refuses writes (also combined with
 # a SIGKILL), drops entries (its rate limit) or stalls, when retention removes delivered dispatches and the saved
 # journal position, after the wall clock was set back or stepped, for starts that ExecCondition= skips and units PID 1
 # logs nothing of; that a unit whose name is 250 bytes keeps its state file over a restart; and that hostile
@@ -477,12 +477,12 @@ test_full_state_fs() {
     assert_eq "sequence=1 launch=1 wake=1 sleep=0 crash=0 last=launch" "$(state_counters "$unit")" "state before the disk is full"
 
     fill_state_fs
-    errors_before=$(daemon_log_count "Failed to save the state of $unit")
+    errors_before=$(daemon_log_count "Cannot write the state directory")
     c_exec systemctl stop "$unit"
     c_exec systemctl start "$unit"
     wait_dispatches "$unit" 3
-    wait_daemon_log "Failed to save the state of $unit" $((errors_before + 2))
-    entry=$(last_daemon_log "Failed to save the state of $unit")
+    wait_daemon_log "Cannot write the state directory" $((errors_before + 1))
+    entry=$(last_daemon_log "Cannot write the state directory")
     assert_json_field "$entry" PRIORITY 3
     assert_contains "$(json_field "$entry" MESSAGE)" "$UNITS_DIR/$unit.json" "the error"
     assert_contains "$(json_field "$entry" MESSAGE)" "ENOSPC" "the error"
@@ -494,8 +494,14 @@ test_full_state_fs() {
     # No temporary file is left behind.
     [[ -z $(c_exec find "$UNITS_DIR" -name ".*" -type f) ]] || fail "temporary files left: $(c_exec ls -la "$UNITS_DIR")"
 
-    # Space again: the next transition writes the record lifecycled kept in memory, with what happened meanwhile.
+    # One error for the whole fault, none per failed save or retry.
+    assert_eq $((errors_before + 1)) "$(daemon_log_count "Cannot write the state directory")" "errors while full"
+
+    # Space again: within seconds, with no transition, the record lifecycled kept in memory is written, with what
+    # happened meanwhile; then the next transition's save as usual.
     c_exec rm -f "$STATE_DIR/filler"
+    wait_for 10 state_sequence_is "$unit" 3
+    wait_for 10 not_degraded
     c_exec systemctl stop "$unit"
     wait_dispatches "$unit" 4
     assert_eq "1 launch,2 sleep,3 wake,4 sleep" "$(dispatch_summary "$unit")" "dispatches after space was freed"
@@ -534,8 +540,10 @@ readonly RO_DROPIN=/etc/systemd/system/lifecycled.service.d/50-faults-read-only.
 # Under /usr, which ProtectSystem=strict keeps read-only for lifecycled: its parent cannot be created.
 readonly GONE_STATE_DIR=/usr/lib/lc-faults-gone/state
 
-# What a test of this section may leave behind: the drop-in, or the configuration naming the directory that is gone.
+# What a test of this section may leave behind: the permissions taken, the drop-in, or the configuration naming the
+# directory that is gone.
 undo_state_directory_faults() {
+    c_exec chmod 0755 "$STATE_DIR" "$UNITS_DIR"
     if c_exec test -e "$RO_DROPIN"; then
         c_exec rm -f "$RO_DROPIN"
         c_exec systemctl daemon-reload
@@ -580,9 +588,10 @@ test_read_only_state_dir() {
     assert_eq "sequence=1 launch=1 wake=1 sleep=0 crash=0 last=launch" "$(state_counters "$unit")" \
         "state on disk while read-only (stale)"
     assert_eq "$restarts" "$(unit_prop lifecycled.service NRestarts)" "NRestarts after the runs"
-    # Writable for lifectl on the host side of the mount namespace: only the daemon's view tells.
+    # Writable for lifecyclectl on the host side of the mount namespace: only the daemon tells.
     warnings=$(c_exec "$CTL" status 2>&1 >/dev/null)
-    assert_contains "$warnings" "lifecyclectl: Warning: the state directory $STATE_DIR is read-only for lifecycled (pid" \
+    assert_contains "$warnings" "lifecyclectl: Warning: lifecycled is degraded since " "lifecyclectl status"
+    assert_contains "$warnings" ": cannot write the state directory $STATE_DIR: Read-only file system (EROFS): it keeps" \
         "lifecyclectl status"
 
     # Writable again: the start catches up from its own dispatches in the journal, and sends none again.
@@ -598,6 +607,112 @@ test_read_only_state_dir() {
     c_exec systemctl stop "$unit"
 }
 
+# remount_state_dir ro|rw: the state directory's mount in lifecycled's own mount namespace (ProtectSystem=strict and
+# StateDirectory= give it one), remounted in place, with no restart: lifecycled keeps the directory open, so only a
+# change of that mount reaches it, not a mount on top.
+remount_state_dir() { c_exec nsenter -t "$(lifecycled_pid)" -m mount -o "remount,bind,$1" "$STATE_DIR"; }
+
+# state_files_behind UNIT...: "UNIT FILE_SEQUENCE JOURNAL_SEQUENCE" for each unit whose state file does not hold its
+# latest dispatch in the journal; nothing once every state file caught up.
+state_files_behind() {
+    local unit file journal
+    for unit in "$@"; do
+        file=$(state "$unit" .sequence 2>/dev/null) || file=missing
+        journal=$(dispatches "$unit" | jq -r .LIFECYCLE_SEQUENCE | sort -n | tail -n 1)
+        [[ $file == "$journal" ]] || printf '%s %s %s\n' "$unit" "$file" "$journal"
+    done
+}
+state_files_current() { [[ -z $(state_files_behind "$@") ]]; }
+not_degraded() { [[ $(unit_prop lifecycled.service StatusText) != Degraded* ]]; }
+# What lifecycled's GetStatus says is degraded: "WHAT since TIME" a line.
+degraded_status() {
+    c_exec busctl --json=short call $NAME $OBJECT $INTERFACE GetStatus | jq -r '.data[0]' |
+        jq -r '.degraded[] | "\(.what) since \(.since)"'
+}
+
+# assert_heals PID RESTARTS ERRORS UNIT...: the state directory was just made writable again for lifecycled (PID):
+# within 10 s (its retries back off to 5 s), every UNIT's state file holds its latest dispatch, the status says
+# nothing is degraded, lifecyclectl status does not warn, one notice says so, and lifecycled logged no error beyond ERRORS
+# (one when the degradation began, none per retry) and was not restarted.
+assert_heals() {
+    local pid=$1 restarts=$2 errors=$3 began=$SECONDS
+    shift 3
+    wait_for 10 state_files_current "$@" || fail "state files behind $((SECONDS - began)) s after the directory" \
+        "became writable (unit, file, journal):"$'\n'"$(state_files_behind "$@")"
+    wait_for 10 not_degraded || fail "still degraded: $(unit_prop lifecycled.service StatusText)"
+    assert_eq "" "$(degraded_status)" "GetStatus once healed"
+    wait_daemon_log "The state directory can be written again" 1
+    [[ -z $(c_exec "$CTL" status 2>&1 >/dev/null) ]] || fail "lifecyclectl status still warns once writable"
+    assert_eq "$pid" "$(lifecycled_pid)" "MainPID of lifecycled (no restart)"
+    assert_eq "$restarts" "$(unit_prop lifecycled.service NRestarts)" "NRestarts of lifecycled"
+    assert_eq "$errors" "$(daemon_log_count "Cannot write the state directory")" "errors about the state directory"
+}
+
+test_read_only_state_dir_heals() {
+    local a=lc-sleep@heal-a.service b=lc-sleep@heal-b.service restarts errors pid
+    c_exec systemctl start "$a" "$b"
+    wait_dispatches "$a" 1
+    wait_dispatches "$b" 1
+    printf '[Service]\nReadOnlyPaths=%s\n' "$STATE_DIR" | c_exec_stdin install -D -m 0644 /dev/stdin "$RO_DROPIN"
+    c_exec systemctl daemon-reload
+    restarts=$(unit_prop lifecycled.service NRestarts)
+    errors=$(daemon_log_count "Cannot write the state directory")
+    c_exec systemctl restart lifecycled.service
+    assert_degraded EROFS "$STATE_DIR" "$restarts"
+    [[ $(degraded_status) =~ ^state_directory\ since\ [0-9T:-]+Z$ ]] || fail "GetStatus while read-only: $(degraded_status)"
+    pid=$(lifecycled_pid)
+    # b runs once more and is left alone; a goes on running and stopping.
+    c_exec systemctl restart "$b"
+    c_exec systemctl stop "$a"
+    c_exec systemctl start "$a"
+    c_exec systemctl stop "$a"
+    wait_dispatches "$a" 4
+    wait_dispatches "$b" 3
+    run_marker lc-marker-heal.service
+    assert_eq "sequence=1 launch=1 wake=1 sleep=0 crash=0 last=launch" "$(state_counters "$a")" "state while read-only"
+    assert_contains "$(c_exec "$CTL" status 2>&1 >/dev/null)" "lifecyclectl: Warning: lifecycled is degraded since " \
+        "lifecyclectl status while read-only"
+    # Three seconds of retries that fail: none of them is an error of its own.
+    sleep 3
+    remount_state_dir rw
+    assert_heals "$pid" "$restarts" $((errors + 1)) "$a" "$b" lc-marker-heal.service
+    assert_eq "sequence=4 launch=1 wake=2 sleep=2 crash=0 last=sleep" "$(state_counters "$a")" "state caught up"
+    c_exec rm -f "$RO_DROPIN"
+    c_exec systemctl daemon-reload
+    c_exec systemctl stop "$b"
+}
+
+# Made unwritable while lifecycled runs by its permissions: lifecycled is root without capabilities
+# (CapabilityBoundingSet=), so a directory without write permission refuses it. (A remount read-only of its mount is
+# refused, EBUSY: lifecycled keeps .lock open for writing.)
+test_state_dir_unwritable_while_running() {
+    local unit=lc-sleep@heal-live.service restarts errors pid
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 1
+    wait_for "$WAIT" nothing_pending "$unit"
+    restarts=$(unit_prop lifecycled.service NRestarts)
+    errors=$(daemon_log_count "Cannot write the state directory")
+    pid=$(lifecycled_pid)
+    c_exec chmod 0555 "$STATE_DIR" "$UNITS_DIR"
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 2
+    wait_daemon_log "Cannot write the state directory" $((errors + 1))
+    assert_contains "$(unit_prop lifecycled.service StatusText)" \
+        "Degraded: cannot write the state directory $STATE_DIR: Permission denied (EACCES) since " "StatusText"
+    [[ $(degraded_status) =~ ^state_directory\ since\ [0-9T:-]+Z$ ]] || fail "GetStatus while unwritable: $(degraded_status)"
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 3
+    run_marker lc-marker-heal-live.service
+    assert_eq "sequence=1 launch=1 wake=1 sleep=0 crash=0 last=launch" "$(state_counters "$unit")" "state while unwritable"
+    assert_contains "$(c_exec "$CTL" status 2>&1 >/dev/null)" \
+        "lifecyclectl: Warning: lifecycled is degraded since " "lifecyclectl status while unwritable"
+    sleep 3
+    c_exec chmod 0755 "$STATE_DIR" "$UNITS_DIR"
+    assert_heals "$pid" "$restarts" $((errors + 1)) "$unit" lc-marker-heal-live.service
+    assert_eq "sequence=3 launch=1 wake=2 sleep=1 crash=0 last=wake" "$(state_counters "$unit")" "state caught up"
+    c_exec systemctl stop "$unit"
+}
+
 test_vanished_state_dir() {
     local unit=lc-sleep@gone.service restarts warnings
     restarts=$(unit_prop lifecycled.service NRestarts)
@@ -610,7 +725,8 @@ test_vanished_state_dir() {
     assert_eq "1 launch,2 sleep" "$(dispatch_summary "$unit")" "dispatches while the state directory is missing"
     assert_eq "$restarts" "$(unit_prop lifecycled.service NRestarts)" "NRestarts after the runs"
     warnings=$(c_exec "$CTL" status 2>&1 >/dev/null)
-    assert_contains "$warnings" "lifecyclectl: Warning: the state directory $GONE_STATE_DIR does not exist" \
+    assert_contains "$warnings" "lifecyclectl: Warning: lifecycled is degraded since " "lifecyclectl status"
+    assert_contains "$warnings" ": cannot write the state directory $GONE_STATE_DIR: No such file or directory (ENOENT)" \
         "lifecyclectl status"
 
     # Back to the usual directory: the unit's record is rebuilt from the journal, nothing is sent again.
@@ -1453,12 +1569,17 @@ only "3. daemon-reexec with a running and a failed unit: no dispatch; the stop i
 only "5. truncated state file: moved aside, warning, the unit rebuilt from its dispatches" test_truncated_state_file
 only "5b. after a state file was set aside, a dispatch the journal never got is still sent after a SIGKILL" \
     test_resend_after_state_file_set_aside
-only "4a. full state file system: ENOSPC logged, no restart, dispatches sent, state right once space is back" test_full_state_fs
+only "4a. full state file system: ENOSPC logged once, no restart, dispatches sent, state right within seconds of space back" \
+    test_full_state_fs
 only "4b. restart of lifecycled while the state file system is full: nothing dispatched twice" test_restart_while_state_fs_full
 only "4c. state directory read-only for lifecycled: starts degraded, no restart, dispatches sent once, caught up once writable" \
     test_read_only_state_dir
 only "4d. state directory whose parent cannot be created: starts degraded instead of a restart loop" \
     test_vanished_state_dir
+only "4e. state directory read-only for lifecycled at start, then writable: the state files catch up within seconds, no restart" \
+    test_read_only_state_dir_heals
+only "4f. state directory made unwritable while lifecycled runs, then writable: degraded, then caught up, no restart" \
+    test_state_dir_unwritable_while_running
 only "2a. restart of dbus: reconnect, resync, units tracked (also one started meanwhile)" test_dbus_restart
 only "2b. restart of dbus: lifecycled owns $NAME again" test_dbus_restart_name
 only "2c. a run that began and ended while dbus was stopped: a reconciled launch and sleep" test_run_while_bus_away

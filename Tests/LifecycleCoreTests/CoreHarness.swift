@@ -18,6 +18,8 @@ struct CoreHarness {
     /// What reached the journal, in order.
     var journal: [PendingDispatch] = []
     var saved: [UnitRecord] = []
+    /// While set, the state directory takes no save, for this reason.
+    var unwritable: StateDirectoryProblem?
     var replies: [ReplyToken: Result<UInt64, EventRequestError>] = [:]
     var logs: [LogLine] = []
     var armed: [DaemonTimer: Milliseconds] = [:]
@@ -126,7 +128,10 @@ struct CoreHarness {
 
     private mutating func perform(_ effect: DaemonEffect) -> DaemonInput? {
         switch effect {
-        case .save(let record): saved.append(record)
+        case .save(let record):
+            if let unwritable { return .saved(unit: record.unit, failure: unwritable) }
+            saved.append(record)
+            return .saved(unit: record.unit, failure: nil)
         case .send(let batch):
             for (index, dispatch) in batch.enumerated() {
                 if refusals > 0 {
@@ -218,7 +223,10 @@ struct CoreHarness {
             for record in records {
                 archive[record.unit] = record
             }
-        case .saveJournalPosition(let position): savedPositions.append(position)
+        case .saveJournalPosition(let position):
+            if let unwritable { return .journalPositionSaved(position, failure: unwritable) }
+            savedPositions.append(position)
+            return .journalPositionSaved(position, failure: nil)
         case .markTracking, .exit: break
         }
         return nil

@@ -63,6 +63,23 @@ struct ManagerObjectTests {
         await fixture.stop()
     }
 
+    @Test("GetStatus replies with what is degraded, since when and why; an empty list while nothing is")
+    func status() async throws {
+        let fixture = try await ManagerFixture()
+        let reply: (ManagerFixture) async throws -> String = { fixture in
+            try await fixture.call("GetStatus") { reply throws(SystemdError) in try reply.readString() }
+        }
+        #expect(try await reply(fixture) == #"{"degraded":[]}"#)
+        await fixture.requests.degrade(
+            .stateDirectory, reason: "cannot write the state directory /var/lib/lifecycled: Read-only file system (EROFS)",
+            since: 1_772_359_200_000
+        )
+        #expect(try await reply(fixture) == #"{"degraded":[{"reason":"cannot write the state directory "#
+            + #"/var/lib/lifecycled: Read-only file system (EROFS)","since":"2026-03-01T10:00:00Z","#
+            + #""what":"state_directory"}]}"#)
+        await fixture.stop()
+    }
+
     @Test(
         "a refused event is an error reply with its D-Bus name and a message saying what was wrong",
         arguments: [
@@ -148,7 +165,7 @@ struct ManagerObjectTests {
         #expect(xml == ManagerInterface.introspectionXML)
         #expect(xml.hasPrefix("<!DOCTYPE node PUBLIC"))
         #expect(xml.contains("<interface name=\"org.lifecycled.Lifecycle1.Manager\">"))
-        for method in ["Launch", "Wake", "Sleep", "Track", "GetUnit", "ListUnits"] {
+        for method in ["Launch", "Wake", "Sleep", "Track", "GetUnit", "ListUnits", "GetStatus"] {
             #expect(xml.contains("<method name=\"\(method)\">"), "\(method)")
         }
         #expect(xml.contains("""

@@ -177,6 +177,42 @@ struct LifecycleMetricsTests {
         #expect(Self.lines(text, "lifecycled_start_time_seconds") == ["lifecycled_start_time_seconds 1772359200"])
     }
 
+    @Test("what is degraded: every cause from 0, 1 while it lasts, 0 again once it ends")
+    func degraded() {
+        var health = DaemonHealth(startTime: Self.t0, bus: "system")
+        func lines() -> [String] {
+            Self.lines(
+                LifecycleMetrics(records: [], now: Self.t0, crashLoop: CrashLoopRule(), version: "v", health: health)
+                    .render(),
+                "lifecycled_degraded"
+            )
+        }
+        let journal = #"lifecycled_degraded{what="journal"} 0"#
+        #expect(lines() == [journal, #"lifecycled_degraded{what="state_directory"} 0"#])
+        health.degradations.begin(.stateDirectory, reason: "cannot write the state directory /x: EROFS", now: Self.t0)
+        #expect(lines() == [journal, #"lifecycled_degraded{what="state_directory"} 1"#])
+        health.degradations.end(.stateDirectory)
+        #expect(lines() == [journal, #"lifecycled_degraded{what="state_directory"} 0"#])
+        health.degradations.begin(.journal, reason: "the journal does not show lifecycled's entries", now: Self.t0)
+        #expect(lines() == [#"lifecycled_degraded{what="journal"} 1"#, #"lifecycled_degraded{what="state_directory"} 0"#])
+    }
+
+    @Test("the status shows what is degraded first, since when it began; a cause that goes on keeps its start")
+    func degradedStatus() {
+        var degradations = Degradations()
+        #expect(degradations.shown("Watching 3 loaded units") == "Watching 3 loaded units")
+        let began = degradations.begin(.stateDirectory, reason: "cannot write the state directory /x: EROFS", now: Self.t0)
+        let beganAgain = degradations.begin(
+            .stateDirectory, reason: "cannot write the state directory /x: ENOSPC", now: Self.t0 + 5_000
+        )
+        #expect(began && !beganAgain)
+        #expect(degradations.shown("Watching 3 loaded units")
+            == "Degraded: cannot write the state directory /x: ENOSPC since 2026-03-01T10:00:00Z; Watching 3 loaded units")
+        let ended = degradations.end(.stateDirectory)
+        #expect(ended?.since == Self.t0)
+        #expect(degradations.isEmpty)
+    }
+
     @Test("the whole file: each family's HELP and TYPE once, counters named _total, stable from render to render")
     func wholeFile() {
         let metrics = LifecycleMetrics(

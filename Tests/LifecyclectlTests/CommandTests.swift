@@ -13,10 +13,14 @@ struct CommandTests {
     /// The exit status `arguments` end with, parsing and running the command; nil when the command succeeds.
     ///
     /// Only used with arguments that fail before anything is written to standard output.
-    private func exitStatus(_ arguments: [String]) -> Int32? {
+    private func exitStatus(_ arguments: [String]) async -> Int32? {
         do {
             var command = try LifecycleCtl.parseAsRoot(arguments)
-            try command.run()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
             return nil
         } catch {
             return LifecycleCtl.exitCode(for: error).rawValue
@@ -44,47 +48,47 @@ struct CommandTests {
         "invalid unit names and time zones are usage errors (64)",
         arguments: [["show", ""], ["show", "a/b"], ["show"], ["show", "--timezone", "Mars/Olympus", "nginx"]]
     )
-    func usageErrors(arguments: [String]) {
-        #expect(exitStatus(arguments) == 64)
+    func usageErrors(arguments: [String]) async {
+        #expect(await exitStatus(arguments) == 64)
     }
 
     @Test("a unit without a state file is 'no such unit' (4), in an existing or a missing directory")
-    func noSuchUnit() throws {
+    func noSuchUnit() async throws {
         let directory = try TemporaryDirectory()
         try StateStore(directory: directory.path).save(Fixtures.nginx)
-        #expect(exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "ghost"]) == 4)
-        #expect(exitStatus(["show", "--state-directory", directory.path + "/absent", "--timezone", "UTC", "x"]) == 4)
+        #expect(await exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "ghost"]) == 4)
+        #expect(await exitStatus(["show", "--state-directory", directory.path + "/absent", "--timezone", "UTC", "x"]) == 4)
     }
 
     @Test("a unit whose record is archived is shown from the archive, not 'no such unit'")
-    func archivedUnit() throws {
+    func archivedUnit() async throws {
         let directory = try TemporaryDirectory()
         try UnitArchive(stateDirectory: directory.path).append([Fixtures.nginx])
-        #expect(exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "--json", "nginx"]) == nil)
+        #expect(await exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "--json", "nginx"]) == nil)
     }
 
     @Test("show reads the state file of a name of systemd's 255 bytes")
-    func longName() throws {
+    func longName() async throws {
         let directory = try TemporaryDirectory()
         let unit = "app@" + String(repeating: "a", count: 243) + ".service"
         try StateStore(directory: directory.path).save(UnitRecord(unit: unit))
-        #expect(exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "--json", unit]) == nil)
-        #expect(exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "--json", unit + "x"]) == 64)
+        #expect(await exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "--json", unit]) == nil)
+        #expect(await exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "--json", unit + "x"]) == 64)
     }
 
     @Test("a corrupt state file of the unit is a failure (1), and stays where it is")
-    func corruptUnit() throws {
+    func corruptUnit() async throws {
         let directory = try TemporaryDirectory()
         try directory.write("not json", to: "units/broken.service.json")
-        #expect(exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "broken"]) == 1)
+        #expect(await exitStatus(["show", "--state-directory", directory.path, "--timezone", "UTC", "broken"]) == 1)
         #expect(directory.list("units") == ["broken.service.json"])
     }
 
     @Test("a configuration named on the command line must exist (1)")
-    func missingConfiguration() throws {
+    func missingConfiguration() async throws {
         let directory = try TemporaryDirectory()
-        #expect(exitStatus(["status", "--config", directory.path + "/absent.json"]) == 1)
-        #expect(exitStatus(["show", "--config", directory.path + "/absent.json", "nginx"]) == 1)
+        #expect(await exitStatus(["status", "--config", directory.path + "/absent.json"]) == 1)
+        #expect(await exitStatus(["show", "--config", directory.path + "/absent.json", "nginx"]) == 1)
     }
 
     @Test("the state directory comes from the option, else the configuration")
@@ -150,7 +154,7 @@ struct CommandTests {
     }
 
     @Test("a drop-in with bad JSON is a warning for status and show: the other files still apply")
-    func brokenDropIn() throws {
+    func brokenDropIn() async throws {
         let directory = try TemporaryDirectory()
         try directory.write(#"{"state_directory": "\#(directory.path)/state", "crash_loop_crashes": 5}"#, to: "c.json")
         try directory.write("{not json", to: "c.json.d/50-broken.json")
@@ -159,6 +163,6 @@ struct CommandTests {
         let selection = try options.select(needsTimeZone: false, needsCrashLoop: true)
         #expect(selection.stateDirectory == directory.path + "/state")
         #expect(selection.crashLoop.crashes == 5)
-        #expect(exitStatus(["show", "--config", directory.path + "/c.json", "--timezone", "UTC", "nginx"]) == nil)
+        #expect(await exitStatus(["show", "--config", directory.path + "/c.json", "--timezone", "UTC", "nginx"]) == nil)
     }
 }

@@ -3,7 +3,7 @@
 import LifecycleCore
 import LifecycleStorage
 
-/// What lifecycled's D-Bus interface asks of the daemon: send an event, read the records.
+/// What lifecycled's D-Bus interface asks of the daemon: send an event, read the records and what is degraded.
 ///
 /// ``ManagerObject`` talks to the daemon only through this protocol, so its tests can answer with a fake.
 ///
@@ -21,4 +21,7 @@ public protocol LifecycleRequests: Sendable {
 
     /// Every stored record, sorted by unit name.
     func records() async -> [UnitRecord]
+
+    /// What is degraded now, and since when.
+    func degradations() async -> Degradations
 }

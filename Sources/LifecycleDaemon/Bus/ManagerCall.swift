@@ -16,6 +16,8 @@ enum ManagerCall: Sendable, Equatable {
     case unit(String)
     /// `ListUnits`.
     case listUnits
+    /// `GetStatus`.
+    case status
 
     /// Reads the arguments of a call of `method`.
     ///
@@ -40,6 +42,8 @@ enum ManagerCall: Sendable, Equatable {
                 self = .unit(try message.readString())
             case .listUnits:
                 self = .listUnits
+            case .getStatus:
+                self = .status
             }
         } catch {
             // The signature matched, so this is a message sd-bus itself would not have accepted.
@@ -70,6 +74,10 @@ enum ManagerCall: Sendable, Equatable {
             return .text(record.compactJSON)
         case .listUnits:
             return .text(UnitRecord.compactJSON(await requests.records()))
+        case .status:
+            var writer = JSONWriter()
+            writer.value(.object(["degraded": await requests.degradations().json]))
+            return .text(writer.string)
         }
     }
 }

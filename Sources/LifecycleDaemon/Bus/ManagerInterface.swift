@@ -10,9 +10,12 @@ import LifecycleSystemd
 /// | `Track` | `s unit, s event, a{ss} data` | `t sequence` |
 /// | `GetUnit` | `s unit` | `s json` |
 /// | `ListUnits` | | `s json` |
+/// | `GetStatus` | | `s json` |
 ///
 /// `sequence` is the unit's dispatch number (0 when the event was counted but is not in `tracked_lifecycle_events`);
-/// `json` is a unit record as in its state file, or an array of them. Errors are ``ManagerError``s.
+/// `json` is a unit record as in its state file, or an array of them; for `GetStatus`, lifecycled's own state:
+/// `{"degraded": [{"what": "state_directory", "since": "2026-03-01T10:00:00Z", "reason": "cannot write …"}]}`, empty
+/// while nothing is degraded. Errors are ``ManagerError``s.
 public enum ManagerInterface {
     /// The well-known bus name lifecycled owns.
     public static let busName = LifecycleBusNames.busName
@@ -64,6 +67,7 @@ public enum ManagerMethod: String, Sendable, CaseIterable {
     case track = "Track"
     case getUnit = "GetUnit"
     case listUnits = "ListUnits"
+    case getStatus = "GetStatus"
 
     /// The input arguments, names and D-Bus types, in order.
     public var inputs: [(name: String, type: String)] {
@@ -71,7 +75,7 @@ public enum ManagerMethod: String, Sendable, CaseIterable {
         case .launch, .wake, .sleep: [("unit", "s"), ("data", "a{ss}")]
         case .track: [("unit", "s"), ("event", "s"), ("data", "a{ss}")]
         case .getUnit: [("unit", "s")]
-        case .listUnits: []
+        case .listUnits, .getStatus: []
         }
     }
 
@@ -84,7 +88,7 @@ public enum ManagerMethod: String, Sendable, CaseIterable {
     public var output: (name: String, type: String) {
         switch self {
         case .launch, .wake, .sleep, .track: ("sequence", "t")
-        case .getUnit, .listUnits: ("json", "s")
+        case .getUnit, .listUnits, .getStatus: ("json", "s")
         }
     }
 }

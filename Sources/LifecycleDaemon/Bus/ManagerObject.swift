@@ -13,7 +13,7 @@ import Logging
 /// never waits for the daemon, and calls are answered in the order they arrived.
 ///
 /// Access control is the D-Bus policy's (`org.lifecycled.Lifecycle1.conf`): on the system bus only root may call
-/// anything but `GetUnit`, `ListUnits`, `Introspect` and `Ping`. Every local user may call those, and a call waits
+/// anything but `GetUnit`, `ListUnits`, `GetStatus`, `Introspect` and `Ping`. Every local user may call those, and a call waits
 /// for the daemon as long as it is busy (it holds requests while it recovers), so each sender may have at most
 /// ``callsPerSender`` calls waiting; more are refused at once with `org.freedesktop.DBus.Error.LimitsExceeded`.
 public actor ManagerObject {

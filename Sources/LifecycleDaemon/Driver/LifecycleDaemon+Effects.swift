@@ -19,8 +19,9 @@ extension LifecycleDaemon {
             do {
                 try stateFiles.save(record)
             } catch {
-                logger.error("Failed to save the state of \(record.unit)", metadata: ["error": "\(error)"])
+                return .saved(unit: record.unit, failure: stateDirectoryProblem(error, saving: "the state of \(record.unit)"))
             }
+            return .saved(unit: record.unit, failure: nil)
         case .readArchive(let units):
             return .archiveRead(archivedRecords(of: units))
         case .archive(let records, let expiredBefore):
@@ -58,8 +59,11 @@ extension LifecycleDaemon {
             do {
                 try positionFile.save(position)
             } catch {
-                logger.warning("Failed to save how far PID 1's journal was read", metadata: ["error": "\(error)"])
+                return .journalPositionSaved(
+                    position, failure: stateDirectoryProblem(error, saving: "how far PID 1's journal was read")
+                )
             }
+            return .journalPositionSaved(position, failure: nil)
         case .reply(let token, let result):
             replies.removeValue(forKey: token)?.resume(returning: result)
         case .releaseMemory:
@@ -88,6 +92,17 @@ extension LifecycleDaemon {
             break
         }
         return nil
+    }
+
+    /// The state directory's fault behind a failed save, which the core reports once and retries until mended
+    /// (logged here only at debug level); nil, after an error logged here, for a file refused for a reason of its own.
+    private func stateDirectoryProblem(_ error: StateStoreError, saving what: String) -> StateDirectoryProblem? {
+        guard case .io(let path, let operation, let code) = error else {
+            logger.error("Failed to save \(what)", metadata: ["error": "\(error)"])
+            return nil
+        }
+        logger.debug("Failed to save \(what)", metadata: ["error": "\(error)"])
+        return StateDirectoryProblem(directory: store.directory, step: "\(operation) \(path)", errno: code)
     }
 
     /// The archived records of `units`; nil (logged) when the archive cannot be read.

@@ -28,6 +28,9 @@ extension LifecycleDaemon: LifecycleRequests {
         core.tracker.records.values.sorted { $0.unit < $1.unit }.map(Self.withoutPending)
     }
 
+    /// What is degraded now, and since when, as `systemctl status` shows it.
+    public func degradations() -> Degradations { core.health.degradations }
+
     private static func withoutPending(_ record: UnitRecord) -> UnitRecord {
         var record = record
         record.pendingDispatches = []

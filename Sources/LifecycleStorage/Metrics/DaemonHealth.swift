@@ -19,14 +19,14 @@ public struct DaemonHealth: Sendable, Equatable {
     public var journalDrops = 0
     /// Sent dispatches given up unshown: more than a unit's bound waited for a journal that did not show them.
     public var journalGivenUp = 0
-    /// Whether the journal has not shown lifecycled's entries for a while, though it can be read (a gauge).
-    public var journalNotShowing = false
     /// Dispatches made but not yet taken by the journal.
     public var pendingDispatches = 0
     /// Times the bus connection broke and lifecycled reconnected.
     public var busReconnects = 0
     /// Loaded units that match a `watch` pattern, as of the last listing.
     public var watchedUnits = 0
+    /// What is degraded now, and since when.
+    public var degradations = Degradations()
 
     public init(startTime: Milliseconds, bus: String) {
         self.startTime = startTime

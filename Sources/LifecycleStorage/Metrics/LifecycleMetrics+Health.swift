@@ -7,11 +7,20 @@ extension LifecycleMetrics {
             MetricFamily.Sample(["event": kind], .count(health.dispatches[kind] ?? 0))
         }
         let bus = ["bus": health.bus]
+        // Every cause, even at 0, so that an alert sees the series before it turns 1.
+        let degraded = Degradations.Cause.allCases.sorted().map { cause in
+            MetricFamily.Sample(["what": cause.rawValue], .count(health.degradations[cause] == nil ? 0 : 1))
+        }
         return [
             MetricFamily(
                 "lifecycled_start_time_seconds", .gauge,
                 help: "When lifecycled started: its counters count since then.",
                 samples: [.init([:], .milliseconds(health.startTime))]
+            ),
+            MetricFamily(
+                "lifecycled_degraded", .gauge,
+                help: "1 while lifecycled is degraded by the cause in what (it heals by itself once the cause is gone).",
+                samples: degraded
             ),
             MetricFamily(
                 "lifecycled_dispatches_total", .counter, help: "Dispatches the journal took, by kind of event.",
@@ -35,11 +44,6 @@ extension LifecycleMetrics {
                 "lifecycled_journal_unshown_dispatches_total", .counter,
                 help: "Dispatches journald accepted but never showed, given up past a unit's bound of waiting ones.",
                 samples: [.init([:], .count(health.journalGivenUp))]
-            ),
-            MetricFamily(
-                "lifecycled_journal_not_showing", .gauge,
-                help: "1 while the journal has not shown lifecycled's entries for a minute (stalled, or storing nothing below notice).",
-                samples: [.init([:], .count(health.journalNotShowing ? 1 : 0))]
             ),
             MetricFamily(
                 "lifecycled_pending_dispatches", .gauge, help: "Dispatches made and not yet taken by the journal.",

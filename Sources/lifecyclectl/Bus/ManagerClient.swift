@@ -48,8 +48,18 @@ struct ManagerClient {
         }
     }
 
+    /// What the running lifecycled says is degraded (`GetStatus`), waiting at most `timeout`; nil when it cannot be
+    /// asked (no bus, a lifecycled before `GetStatus`, or one that holds calls while it recovers).
+    func degradations(timeout: Duration) async -> [DaemonDegradation]? {
+        let json = try? await call("GetStatus", timeout: timeout) { _ throws(SystemdError) in } decode: {
+            reply throws(SystemdError) in try String(from: reply)
+        }
+        return json.flatMap(DaemonDegradation.parse)
+    }
+
     private func call<T: Sendable>(
         _ method: String,
+        timeout: Duration? = nil,
         arguments: @escaping @Sendable (BusMessage) throws(SystemdError) -> Void,
         decode: @escaping @Sendable (BusMessage) throws(SystemdError) -> T
     ) async throws(CallFailure) -> T {
@@ -63,7 +73,7 @@ struct ManagerClient {
         do throws(SystemdError) {
             result = .success(try await bus.call(
                 destination: Self.busName, path: Self.objectPath, interface: Self.interface, member: method,
-                arguments: arguments, decode: decode
+                timeout: timeout, arguments: arguments, decode: decode
             ))
         } catch {
             result = .failure(error)

@@ -3,9 +3,10 @@
 import ArgumentParser
 import LifecycleEngine
 import LifecycleStorage
+import LifecycleSystemd
 
 /// `lifecyclectl status [PATTERN…]` (the default command): the lifecycle of tracked units, read from the state files.
-struct Status: ParsableCommand {
+struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the lifecycle of tracked units and whether lifecycled runs.",
         discussion: """
@@ -33,11 +34,13 @@ struct Status: ParsableCommand {
             and unit with the columns above, computed from the unit's dispatches, after MACHINE (the sender's \
             hostname, _HOSTNAME); --json gives the same keys as for state files, with "machine" and "machine_id".
 
-            A state directory that does not exist, or is read-only (also only for the running lifecycled, as seen \
-            through /proc/PID/root, when run as root), is a warning on standard error: lifecycled then keeps its \
-            records in memory only.
+            What the running lifecycled says is degraded (its D-Bus GetStatus), and since when, is a warning on \
+            standard error, such as a state directory it cannot write: it then keeps its records in memory, and the \
+            state files fall behind until it heals by itself. When it cannot be asked within a second, a state \
+            directory that does not exist, or is read-only (also only for the running lifecycled, as seen through \
+            /proc/PID/root, when run as root), is the warning.
 
-            Whether lifecycled runs is read from /proc, without D-Bus. Colours are used only when standard output is \
+            Whether lifecycled runs is read from /proc. Colours are used only when standard output is \
             a terminal and NO_COLOR is not set. "list" and "list-units" are other names of this command.
             """,
         aliases: ["list", "list-units"]
@@ -68,7 +71,7 @@ struct Status: ParsableCommand {
         _ = try UnitFilter(arguments: patterns, failedOnly: failed)
     }
 
-    func run() throws {
+    func run() async throws {
         let filter = try UnitFilter(arguments: patterns, failedOnly: failed)
         if let source = journal.source {
             return try showFleet(from: source, filter: filter)
@@ -86,9 +89,17 @@ struct Status: ParsableCommand {
         let records = (contents.records + archived).sorted { $0.unit < $1.unit }.filter(filter.includes)
 
         let daemon = DaemonProbe().status()
-        for problem in StateDirectoryCheck().problems(directory: selection.stateDirectory, daemon: daemon) {
-            printError("lifecyclectl: Warning: \(problem): lifecycled keeps its records in memory only, and the "
-                + "state files shown here fall behind.")
+        // The daemon knows best, and since when; the directory as seen from here when it cannot be asked.
+        let bus: BusAddress = selection.bus == .user ? .user : .system
+        if daemon.isRunning == true,
+            let degradations = await ManagerClient(address: bus).degradations(timeout: .seconds(1))
+        {
+            for degradation in degradations { printError(degradation.warning) }
+        } else {
+            for problem in StateDirectoryCheck().problems(directory: selection.stateDirectory, daemon: daemon) {
+                printError("lifecyclectl: Warning: \(problem): lifecycled keeps its records in memory only, and the "
+                    + "state files shown here fall behind.")
+            }
         }
         let now = Terminal.now
         let output =

@@ -35,6 +35,8 @@ struct GlobalOptions: ParsableArguments {
         var timeZone: TimeZoneRules
         /// When failures make a crash loop: the configuration's, else the defaults.
         var crashLoop = CrashLoopRule()
+        /// The bus lifecycled is on: the configuration's (`system` unless the configuration is read and says `user`).
+        var bus = BusKind.system
     }
 
     /// Combines the options with the configuration, reading the configuration only when it is needed.
@@ -84,7 +86,8 @@ struct GlobalOptions: ParsableArguments {
         return Selection(
             stateDirectory: StateDirectory.resolve(option: stateDirectory, configuration: configuration),
             timeZone: timeZone,
-            crashLoop: configuration.crashLoop
+            crashLoop: configuration.crashLoop,
+            bus: configuration.bus
         )
     }
 }

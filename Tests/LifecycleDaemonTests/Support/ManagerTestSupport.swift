@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import LifecycleCore
 import LifecycleDaemon
+import LifecycleEngine
 import LifecycleStorage
 import LifecycleSystemd
 import Logging
@@ -43,6 +44,12 @@ actor FakeRequests: LifecycleRequests {
 
     func record(of unit: String) -> UnitRecord? { stored[unit] }
     func records() -> [UnitRecord] { stored.values.sorted { $0.unit < $1.unit } }
+
+    var degraded = Degradations()
+    func degrade(_ cause: Degradations.Cause, reason: String, since: Milliseconds) {
+        degraded.begin(cause, reason: reason, now: since)
+    }
+    func degradations() -> Degradations { degraded }
 }
 
 /// A ``ManagerObject`` over ``FakeRequests`` on a private bus, and a client connection to call it.
