@@ -12,7 +12,7 @@ extension DaemonCore {
         // Loaded again, it may account differently; and names that never come back must not pile up here.
         unitsWithoutCost.remove(unit)
         guard configuration.isWatched(unit), tracker.records[unit] != nil || tracker.hasSeen(unit) else { return }
-        goneUnits.went(unit, at: now)
+        goneUnits.went(unit, at: uptime)
         planArchiving()
     }
 
@@ -24,19 +24,19 @@ extension DaemonCore {
             goneUnits.returned(unit)
         }
         for unit in tracker.records.keys where !listed.contains(unit) {
-            goneUnits.went(unit, at: now)
+            goneUnits.went(unit, at: uptime)
         }
         planArchiving()
     }
 
     /// Arms the timer for the next unit due, not before `notBefore` (by default a moment from now, so that units that
     /// go together are archived together).
-    mutating func planArchiving(notBefore: Milliseconds? = nil) {
+    mutating func planArchiving(notBefore: Uptime? = nil) {
         let minutes = configuration.archiveAfterMinutes
         guard minutes >= 0, let due = goneUnits.nextDue(after: minutes) else { return }
         // Units that go wait for the journal position too: its next reading comes within 10 s.
         hastenJournalTailReading()
-        let time = max(due, notBefore ?? now + GoneUnits.batchDelay)
+        let time = max(due, notBefore ?? uptime + GoneUnits.batchDelay)
         // A timer that fires before the time finds nothing due and is armed again.
         if let armed = goneUnits.armedAt, armed <= time { return }
         goneUnits.armedAt = time
@@ -62,8 +62,8 @@ extension DaemonCore {
         var isWaiting = false
         // The next start reads PID 1's journal from the saved position on: a unit gone after that position was read
         // would come back from the archive at once, for runs its record already holds.
-        let positionTime = readsManagerJournal ? journalPositions.savedUpTo ?? 0 : Milliseconds.max
-        for unit in goneUnits.due(at: now, after: minutes) {
+        let positionTime = readsManagerJournal ? journalPositions.savedUpTo ?? .zero : .distantFuture
+        for unit in goneUnits.due(at: uptime, after: minutes) {
             let isPending = tracker.records[unit].map { !$0.pendingDispatches.isEmpty } ?? false
             // A record the state directory did not take waits too: the archive is written from memory, and a failed
             // archiving leaves the state file, which would be behind.
@@ -79,9 +79,9 @@ extension DaemonCore {
             effects.append(.archive(archived, expiredBefore: days >= 0 ? now - Milliseconds(days) * 86_400_000 : nil))
             log(.info, "Archived the records of \(archived.count) units unloaded \(minutes) or more minutes ago")
             // glibc keeps freed memory for reuse: after many records, give it back.
-            if goneUnits.releasesMemory(archiving: archived.count, at: now) { effects.append(.releaseMemory) }
+            if goneUnits.releasesMemory(archiving: archived.count, at: uptime) { effects.append(.releaseMemory) }
         }
-        planArchiving(notBefore: isWaiting ? now + GoneUnits.retryInterval : nil)
+        planArchiving(notBefore: isWaiting ? uptime + GoneUnits.retryInterval : nil)
     }
 
     /// Before `input` touches units that are neither recorded nor seen (their first sighting since they were
@@ -136,7 +136,7 @@ extension DaemonCore {
                     + "and every change behind them; reading it again in \(delay / 1_000) s, then less often")
             }
             awaited = .archive(of: units, then: input, failures: failures + 1)
-            effects.append(.arm(.retryArchive, at: now + delay))
+            effects.append(.arm(.retryArchive, at: uptime + delay))
             return
         }
         awaited = nil

@@ -14,7 +14,7 @@ extension DaemonCore {
     }
 
     mutating func sent(count: Int, refused: Bool) {
-        let (taken, retryAt) = outbox.sent(count: count, refused: refused, now: now)
+        let (taken, retryAt) = outbox.sent(count: count, refused: refused, now: now, uptime: uptime)
         if !outbox.confirms {
             for dispatch in taken { tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence) }
         }
@@ -31,6 +31,9 @@ extension DaemonCore {
         if isRecovering, outbox.isFullForRecovery {
             // Recovery waits for these: look at once rather than through the timer.
             lookForUnconfirmed()
+        } else if outbox.needsEarlyLook(now: uptime) {
+            // A unit's waiting entries pile up (a journal that stores nothing): ask about them now.
+            lookForUnconfirmed()
         } else {
             armConfirmation()
         }
@@ -38,7 +41,7 @@ extension DaemonCore {
 
     /// The confirmation timer fired, or recovery waits: look for every entry not yet confirmed.
     mutating func lookForUnconfirmed() {
-        let (dispatches, probe) = outbox.takeForConfirmation(now: now)
+        let (dispatches, probe) = outbox.takeForConfirmation(now: uptime)
         if !dispatches.isEmpty { effects.append(.lookUp(dispatches, probe: probe)) }
     }
 
@@ -62,6 +65,7 @@ extension DaemonCore {
             if let record = tracker.records[unit] { effects.append(.save(record)) }
         }
         noteJournalShowing(found: result.delivered.count > result.beyondRetention.count)
+        giveUpBeyondBound()
         for dispatch in result.beyondRetention {
             log(.notice, "Dispatch \(dispatch.sequence) of \(dispatch.unit) is older than the journal's oldest entry: taken as delivered, not sent again")
         }
@@ -103,17 +107,18 @@ extension DaemonCore {
             return
         }
         guard health.degradations[.journal] == nil, let oldest = outbox.oldestUnshownSentAt,
-            now - oldest >= Outbox.unshownPatience
+            uptime - oldest >= Outbox.unshownPatience
         else { return }
-        health.degradations.begin(.journal, reason: "the journal does not show lifecycled's entries", now: oldest)
-        log(.warning, "The journal has not shown lifecycled's entries sent \((now - oldest) / 1_000) s ago: journald "
+        let waited = uptime - oldest
+        health.degradations.begin(.journal, reason: "the journal does not show lifecycled's entries", now: now - waited)
+        log(.warning, "The journal has not shown lifecycled's entries sent \(waited / 1_000) s ago: journald "
             + "is stalled, or stores nothing below notice (MaxLevelStore=, LogLevelMax=, Storage=none); dispatches "
             + "are still sent, and each unit's state file keeps at most \(Outbox.unconfirmedBoundPerUnit) of them")
         showStatusAgain()
     }
 
     mutating func armConfirmation() {
-        if let at = outbox.confirmationToArm(now: now, recovering: isRecovering) {
+        if let at = outbox.confirmationToArm(now: uptime, recovering: isRecovering) {
             effects.append(.arm(.confirmDelivery, at: at))
         }
     }

@@ -19,7 +19,7 @@ extension DaemonCore {
         guard !effects.contains(where: \.isPlannedAfter) else { return }
         let changed = haveRecordsChanged || health != metricsHealth || path != metricsPath
         guard changed || isMetricsTimerDue else { return }
-        let decision = metricsSchedule.plan(now: now, changed: changed, timerFired: isMetricsTimerDue)
+        let decision = metricsSchedule.plan(now: uptime, changed: changed, timerFired: isMetricsTimerDue)
         isMetricsTimerDue = false
         switch decision {
         case .write(let nextRefresh):

@@ -53,7 +53,7 @@ extension DaemonCore {
         let awaitsKiller = asked.barrier != nil && findings.oom == nil && !findings.barrierSeen
         let awaitsDump = findings.coreDump == .pending
         if awaitsKiller || awaitsDump, reads < JournalBarrier.readLimit {
-            effects.append(.arm(.retryRunJournal, at: now + JournalBarrier.delay(afterReads: reads)))
+            effects.append(.arm(.retryRunJournal, at: uptime + JournalBarrier.delay(afterReads: reads)))
             return
         }
         awaited = nil

@@ -89,7 +89,7 @@ extension DaemonCore {
 
     private mutating func armSaveRetry() {
         guard unsaved.retryAt == nil else { return }
-        let at = now + unsaved.delay
+        let at = uptime + unsaved.delay
         unsaved.retryAt = at
         effects.append(.arm(.retrySaves, at: at))
     }

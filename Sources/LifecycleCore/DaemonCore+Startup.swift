@@ -12,7 +12,7 @@ extension DaemonCore {
             startingRuns.hold(
                 StartingRuns.Launch(
                     invocationID: transition.invocationID, sequence: sequence, dispatch: dispatch, kind: kind,
-                    version: entry.journalFields[DispatchField.version], deadline: now + StartingRuns.patience
+                    version: entry.journalFields[DispatchField.version], deadline: uptime + StartingRuns.patience
                 ),
                 of: unit
             )
@@ -54,7 +54,7 @@ extension DaemonCore {
     /// The timer fired: a launch that waited ``StartingRuns/patience`` goes out without its start-up.
     mutating func releaseOverdueLaunches() {
         startingRuns.armedAt = nil
-        for unit in startingRuns.overdue(at: now) {
+        for unit in startingRuns.overdue(at: uptime) {
             let id = startingRuns[unit]?.invocationID ?? ""
             log(.info, "\(unit): run \(id) is still starting after \(StartingRuns.patience / 1_000) s: its \(startingRuns[unit]?.kind.rawValue ?? "launch") is written without its start-up, which its end carries")
             releaseLaunch(of: unit, startup: nil)

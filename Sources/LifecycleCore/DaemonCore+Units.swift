@@ -13,12 +13,12 @@ extension DaemonCore {
             phase = .recovering(.start, listing: snapshots, held: held)
             // A long history takes a while to read: ask systemd for more than its start timeout.
             if readsManagerJournal { extendStart(status: "Reading PID 1's journal for missed runs") }
-            journalPositions.recoveredReadAt = now
+            journalPositions.recoveredReadAt = uptime
             readRecovery(startQuery(listing: snapshots))
         case .signalsLost(let since, let held):
             phase = .recovering(.signalsLost(since: since), listing: snapshots, held: held)
             if readsManagerJournal {
-                journalPositions.recoveredReadAt = now
+                journalPositions.recoveredReadAt = uptime
                 readRecovery(RecoveryQuery(
                     history: .since(microseconds: since), catchUp: [], endings: [], barrier: nextHistoryBarrier()
                 ))
@@ -78,7 +78,7 @@ extension DaemonCore {
         let delay: Milliseconds = 1_000 << (recoveryReadFailures - 1)
         log(.warning, "PID 1's journal could not be read for missed runs: reading it again in \(delay / 1_000) s (\(recoveryReadFailures) of \(Self.recoveryReadLimit))")
         if readiness == .starting { extendStart(status: "Reading PID 1's journal again in \(delay / 1_000) s") }
-        effects.append(.arm(.retryRecovery, at: now + delay))
+        effects.append(.arm(.retryRecovery, at: uptime + delay))
         return true
     }
 
@@ -123,7 +123,7 @@ extension DaemonCore {
         barrier.write = false
         query.barrier = barrier
         lastRecoveryQuery = query
-        effects.append(.arm(.retryRecovery, at: now + JournalBarrier.delay(afterReads: historyBarrierReads)))
+        effects.append(.arm(.retryRecovery, at: uptime + JournalBarrier.delay(afterReads: historyBarrierReads)))
         return true
     }
 
@@ -180,7 +180,7 @@ extension DaemonCore {
             progress.total += runs
             recoveryProgress = progress
         } else {
-            recoveryProgress = RecoveryProgress(total: runs, reportedAt: now)
+            recoveryProgress = RecoveryProgress(total: runs, reportedAt: uptime)
         }
         if let resume = answer.resume {
             work.append(.readNextSlice(resume))
@@ -233,8 +233,8 @@ extension DaemonCore {
 
     /// While a long recovery runs: its progress in `systemctl status`, and more time from systemd before READY.
     mutating func reportRecoveryProgress() {
-        guard var progress = recoveryProgress, now - progress.reportedAt >= RecoveryProgress.interval else { return }
-        progress.reportedAt = now
+        guard var progress = recoveryProgress, uptime - progress.reportedAt >= RecoveryProgress.interval else { return }
+        progress.reportedAt = uptime
         recoveryProgress = progress
         let status = "Recovering \(progress.done) of \(progress.total) runs"
         if readiness != .starting {
@@ -362,7 +362,7 @@ extension DaemonCore {
         }
         if ending == nil, !barrierSeen, reads < JournalBarrier.readLimit {
             // journald has not caught up with the change yet: slow, not silent.
-            effects.append(.arm(.retryRunEnding, at: now + JournalBarrier.delay(afterReads: reads)))
+            effects.append(.arm(.retryRunEnding, at: uptime + JournalBarrier.delay(afterReads: reads)))
             return
         }
         awaited = nil

@@ -78,7 +78,10 @@ public struct DaemonCore: Sendable {
     let stateDirectoryProblem: StateDirectoryProblem?
     /// What the state directory did not take, tried again on a timer.
     var unsaved = UnsavedState()
+    /// The two clocks as the input came: the wall clock dates what happens, the monotonic one times what waits
+    /// (``Uptime``).
     var now: Milliseconds = 0
+    var uptime = Uptime.zero
     var effects: [DaemonEffect] = []
     /// lifecycled's own figures for the metrics file, counted since this process started.
     public internal(set) var health: DaemonHealth
@@ -131,9 +134,11 @@ public struct DaemonCore: Sendable {
     /// Dispatches made but not yet taken by the journal.
     public var undeliveredCount: Int { outbox.undeliveredCount }
 
-    /// Takes one input at wall-clock time `now` (ms since the epoch) and returns what to do, in order.
-    public mutating func handle(_ input: DaemonInput, now: Milliseconds) -> [DaemonEffect] {
+    /// Takes one input at wall-clock time `now` (ms since the epoch) and monotonic time `uptime`, and returns what to
+    /// do, in order.
+    public mutating func handle(_ input: DaemonInput, now: Milliseconds, uptime: Uptime) -> [DaemonEffect] {
         self.now = now
+        self.uptime = uptime
         if isBusy, input.waitsForWork {
             deferred.append(input)
         } else {

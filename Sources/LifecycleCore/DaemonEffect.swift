@@ -57,8 +57,8 @@ public enum DaemonEffect: Sendable, Equatable {
     case readJournalTail
     /// Replace the metrics file at `path` with `text` (atomically); a failure is the loop's to log.
     case writeMetrics(path: String, text: String)
-    /// Fire ``DaemonInput/timer(_:)`` at this wall-clock time (ms since the epoch).
-    case arm(DaemonTimer, at: Milliseconds)
+    /// Fire ``DaemonInput/timer(_:)`` at this moment of the monotonic clock, which no step of the wall clock moves.
+    case arm(DaemonTimer, at: Uptime)
     /// A line for lifecycled's log.
     case log(LogLine)
     /// Give memory freed by a burst of work (start-up) back to the system.

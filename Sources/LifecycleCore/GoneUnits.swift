@@ -10,9 +10,9 @@ import LifecycleEngine
 /// removes every unit and shows it again at once, so only an absence that lasts counts.
 struct GoneUnits: Sendable, Equatable {
     /// When each unit was last seen going.
-    private(set) var since: [String: Milliseconds] = [:]
+    private(set) var since: [String: Uptime] = [:]
     /// When the timer that archives them is armed for; nil when it is not armed.
-    var armedAt: Milliseconds?
+    var armedAt: Uptime?
 
     /// How long after being archived is due the archive is looked at again when something stood in the way (a
     /// dispatch of the unit not yet in the journal, a journal position not yet past it).
@@ -24,12 +24,12 @@ struct GoneUnits: Sendable, Equatable {
     static let releaseThreshold = 100
     static let releaseInterval: Milliseconds = 60_000
     /// When memory was last given back after archiving, and how many records were archived since.
-    var releasedAt: Milliseconds?
+    var releasedAt: Uptime?
     var archivedSinceRelease = 0
 
     /// Whether archiving `count` records at `now` gives memory back (and notes that it does): once enough were
     /// archived, at most once per ``releaseInterval`` while units keep going, and at once when none is left to wait.
-    mutating func releasesMemory(archiving count: Int, at now: Milliseconds) -> Bool {
+    mutating func releasesMemory(archiving count: Int, at now: Uptime) -> Bool {
         archivedSinceRelease += count
         let isQuiet = since.isEmpty
         let isDue = releasedAt.map { now - $0 >= Self.releaseInterval } ?? true
@@ -42,7 +42,7 @@ struct GoneUnits: Sendable, Equatable {
     var isEmpty: Bool { since.isEmpty }
 
     /// `unit` went at `now`; an earlier going that was not followed by a return is kept.
-    mutating func went(_ unit: String, at now: Milliseconds) {
+    mutating func went(_ unit: String, at now: Uptime) {
         if since[unit] == nil { since[unit] = now }
     }
 
@@ -52,18 +52,18 @@ struct GoneUnits: Sendable, Equatable {
     }
 
     /// The units gone for at least `minutes` at `now`, in name order.
-    func due(at now: Milliseconds, after minutes: Int) -> [String] {
+    func due(at now: Uptime, after minutes: Int) -> [String] {
         let limit = now - Milliseconds(minutes) * 60_000
         return since.filter { $0.value <= limit }.keys.sorted()
     }
 
     /// Whether `unit` went before `time`.
-    func went(_ unit: String, before time: Milliseconds) -> Bool {
+    func went(_ unit: String, before time: Uptime) -> Bool {
         since[unit].map { $0 < time } ?? false
     }
 
     /// When the next unit is due, nil when none is gone.
-    func nextDue(after minutes: Int) -> Milliseconds? {
+    func nextDue(after minutes: Int) -> Uptime? {
         since.values.min().map { $0 + Milliseconds(minutes) * 60_000 }
     }
 }

@@ -23,17 +23,17 @@ struct JournalPositionKeeper: Sendable {
     /// The journal's newest entry at the last reading of the tail while tracking, saved at the next one.
     var candidate: JournalPosition?
     /// When (lifecycled's clock) ``recovered`` (asked for with the recovery's read) and ``candidate`` were read.
-    var recoveredReadAt: Milliseconds?
-    var candidateReadAt: Milliseconds?
+    var recoveredReadAt: Uptime?
+    var candidateReadAt: Uptime?
     /// The position saved last, and when it was read: the next start reads PID 1's journal after it, so it holds
     /// everything PID 1 logged before that time.
     var lastSaved: JournalPosition?
-    var savedUpTo: Milliseconds?
+    var savedUpTo: Uptime?
     /// When the tail is read next; nil when no reading is armed.
-    var nextReading: Milliseconds?
+    var nextReading: Uptime?
 
     /// Notes that `position`, read at `readAt`, is saved (or was already).
-    mutating func saving(_ position: JournalPosition, readAt: Milliseconds?) {
+    mutating func saving(_ position: JournalPosition, readAt: Uptime?) {
         lastSaved = position
         savedUpTo = readAt
     }
@@ -61,14 +61,14 @@ extension DaemonCore {
     /// Arms the next reading of the tail: in a minute, or in 10 s while units wait for the position (``GoneUnits``).
     mutating func armJournalTailReading() {
         let interval = goneUnits.isEmpty ? JournalPositionKeeper.interval : JournalPositionKeeper.archivingInterval
-        journalPositions.nextReading = now + interval
-        effects.append(.arm(.advanceJournalPosition, at: now + interval))
+        journalPositions.nextReading = uptime + interval
+        effects.append(.arm(.advanceJournalPosition, at: uptime + interval))
     }
 
     /// Units began to wait for the position: a reading armed further away than 10 s comes sooner.
     mutating func hastenJournalTailReading() {
         guard readsManagerJournal, phase == .tracking, !goneUnits.isEmpty,
-            (journalPositions.nextReading ?? .max) > now + JournalPositionKeeper.archivingInterval
+            (journalPositions.nextReading ?? .distantFuture) > uptime + JournalPositionKeeper.archivingInterval
         else { return }
         armJournalTailReading()
     }
@@ -94,6 +94,6 @@ extension DaemonCore {
             journalPositions.saving(candidate, readAt: journalPositions.candidateReadAt)
         }
         journalPositions.candidate = position
-        journalPositions.candidateReadAt = now
+        journalPositions.candidateReadAt = uptime
     }
 }

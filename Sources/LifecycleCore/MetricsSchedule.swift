@@ -17,32 +17,31 @@ struct MetricsSchedule: Sendable, Equatable {
     /// What to do now.
     enum Decision: Sendable, Equatable {
         /// Write the file now, then arm the timer for the next refresh at the time given.
-        case write(nextRefresh: Milliseconds)
+        case write(nextRefresh: Uptime)
         /// Arm the timer for this time (nothing to do until then).
-        case arm(Milliseconds)
+        case arm(Uptime)
         /// The timer is already armed for the right time.
         case wait
     }
 
     /// When the file was last written; nil before the first write.
-    private(set) var lastWrite: Milliseconds?
+    private(set) var lastWrite: Uptime?
     /// The size of the last write, in bytes.
     var lastSize = 0
     /// Something the file shows changed since the last write.
     private(set) var isDirty = true
-    private var armedFor: Milliseconds?
+    private var armedFor: Uptime?
 
     /// What to do at `now`, when what the file shows `changed` and/or the timer fired.
-    mutating func plan(now: Milliseconds, changed: Bool, timerFired: Bool) -> Decision {
+    mutating func plan(now: Uptime, changed: Bool, timerFired: Bool) -> Decision {
         if changed { isDirty = true }
         // A timer that fired is no longer armed, even if it fired a little early: it is armed again if needed.
         if timerFired { armedFor = nil }
         return decide(now: now)
     }
 
-    private mutating func decide(now: Milliseconds) -> Decision {
-        // A clock set back (now before the last write) would otherwise push the next write far into the future.
-        guard let lastWrite, now >= lastWrite else { return wrote(now: now) }
+    private mutating func decide(now: Uptime) -> Decision {
+        guard let lastWrite else { return wrote(now: now) }
         let due = lastWrite + (isDirty ? changeInterval : Self.refreshInterval)
         if now >= due { return wrote(now: now) }
         guard armedFor != due else { return .wait }
@@ -55,7 +54,7 @@ struct MetricsSchedule: Sendable, Equatable {
         min(Self.refreshInterval, max(Self.minimumInterval, Milliseconds(lastSize / Self.bytesPerSecond) * 1_000))
     }
 
-    private mutating func wrote(now: Milliseconds) -> Decision {
+    private mutating func wrote(now: Uptime) -> Decision {
         lastWrite = now
         isDirty = false
         armedFor = now + Self.refreshInterval

@@ -20,8 +20,15 @@ struct Outbox: Sendable {
     /// A sent entry not yet found in the journal.
     struct Unconfirmed: Sendable {
         var dispatch: PendingDispatch
-        /// When this process sent it; nil for an entry an earlier process left pending (sent before all of ours).
+        /// When this process sent it, by the wall clock (compared with the journal's oldest entry) and the monotonic
+        /// one (when to look, how long it waits); nil for an entry an earlier process left pending (sent before all of
+        /// ours).
         var sentAt: Milliseconds?
+        var sentUptime: Uptime?
+        /// Whether a look missed it with no evidence either way (nothing of this process's sent after it there): only
+        /// such entries are given up past the bound, never one a look has not asked about yet, nor one a later
+        /// entry shows dropped (it is sent again).
+        var wasMissed = false
     }
 
     /// What one look at the journal decided.
@@ -72,7 +79,7 @@ struct Outbox: Sendable {
     private(set) var sentSinceRefusal: Int?
     /// Sent entries, in the order they were sent (an earlier process's first), until the journal is seen to hold them.
     private(set) var unconfirmed: [Unconfirmed] = []
-    private var lastLook: Milliseconds?
+    private var lastLook: Uptime?
     /// The interval to the next look while entries stay missing with no evidence: doubles each time, back to the
     /// shortest once a look finds something.
     private var backoff: Milliseconds?
@@ -107,7 +114,7 @@ struct Outbox: Sendable {
 
     /// Takes the dispatches an earlier process saved as pending: they are looked for before anything is sent again.
     mutating func adoptLeftovers(_ dispatches: [PendingDispatch]) {
-        unconfirmed.insert(contentsOf: dispatches.map { Unconfirmed(dispatch: $0, sentAt: nil) }, at: 0)
+        unconfirmed.insert(contentsOf: dispatches.map { Unconfirmed(dispatch: $0, sentAt: nil, sentUptime: nil) }, at: 0)
     }
 
     /// The next batch to send, when nothing is in flight and no retry is pending.
@@ -122,11 +129,15 @@ struct Outbox: Sendable {
     ///
     /// - Returns: the entries the journal took (delivered already when nothing ``confirms``), and when to retry (nil
     ///   unless refused).
-    mutating func sent(count: Int, refused: Bool, now: Milliseconds) -> (taken: [PendingDispatch], retryAt: Milliseconds?) {
+    mutating func sent(
+        count: Int, refused: Bool, now: Milliseconds, uptime: Uptime
+    ) -> (taken: [PendingDispatch], retryAt: Uptime?) {
         let taken = Array(inFlight.prefix(count))
         let rest = inFlight.dropFirst(count)
         inFlight = []
-        if confirms { unconfirmed.append(contentsOf: taken.map { Unconfirmed(dispatch: $0, sentAt: now) }) }
+        if confirms {
+            unconfirmed.append(contentsOf: taken.map { Unconfirmed(dispatch: $0, sentAt: now, sentUptime: uptime) })
+        }
         if sentSinceRefusal != nil { sentSinceRefusal! += taken.count }
         guard refused else {
             return (taken, nil)
@@ -134,11 +145,11 @@ struct Outbox: Sendable {
         sentSinceRefusal = sentSinceRefusal ?? 0
         queued.insert(contentsOf: rest, at: 0)
         isWaitingForRetry = true
-        return (taken, now + Self.retryDelay)
+        return (taken, uptime + Self.retryDelay)
     }
 
-    /// Gives up the oldest sent entries of each unit beyond ``unconfirmedBoundPerUnit``: they are no longer looked
-    /// for, nor sent again.
+    /// Gives up the oldest sent entries of each unit beyond ``unconfirmedBoundPerUnit`` that a look missed: they are
+    /// no longer looked for, nor sent again.
     ///
     /// - Returns: the entries given up, oldest first.
     mutating func giveUpBeyondBound() -> [PendingDispatch] {
@@ -148,7 +159,7 @@ struct Outbox: Sendable {
         var givenUp: [PendingDispatch] = []
         for item in unconfirmed.reversed() {
             counts[item.dispatch.unit, default: 0] += 1
-            if counts[item.dispatch.unit]! > Self.unconfirmedBoundPerUnit {
+            if counts[item.dispatch.unit]! > Self.unconfirmedBoundPerUnit, item.wasMissed {
                 givenUp.append(item.dispatch)
                 suspects.remove(DispatchKey(item.dispatch))
             } else {
@@ -160,9 +171,23 @@ struct Outbox: Sendable {
         return givenUp.reversed()
     }
 
+    /// Whether a unit has more than twice the bound of sent entries waiting and the last look was a while ago: then
+    /// the journal is looked at now rather than at the timer (which backs off to 30 s while nothing is found), so
+    /// that the entries beyond the bound are asked about, and given up if missed, within a second.
+    func needsEarlyLook(now: Uptime) -> Bool {
+        guard unconfirmed.count > 2 * Self.unconfirmedBoundPerUnit, now - (lastLook ?? .zero) >= Self.lookInterval
+        else { return false }
+        var counts: [String: Int] = [:]
+        for item in unconfirmed {
+            counts[item.dispatch.unit, default: 0] += 1
+            if counts[item.dispatch.unit]! > 2 * Self.unconfirmedBoundPerUnit { return true }
+        }
+        return false
+    }
+
     /// When this process sent its oldest entry the journal has not shown yet; nil when none waits.
-    var oldestUnshownSentAt: Milliseconds? {
-        unconfirmed.lazy.compactMap(\.sentAt).first
+    var oldestUnshownSentAt: Uptime? {
+        unconfirmed.lazy.compactMap(\.sentUptime).first
     }
 
     /// The retry timer fired: the queue may be sent again.
@@ -179,19 +204,19 @@ struct Outbox: Sendable {
 
     /// When to look for sent entries next, if the confirmation timer must be armed now. While `recovering`, looks
     /// follow at once and then quickly: recovery waits for them.
-    mutating func confirmationToArm(now: Milliseconds, recovering: Bool) -> Milliseconds? {
+    mutating func confirmationToArm(now: Uptime, recovering: Bool) -> Uptime? {
         guard !isConfirmationArmed, let oldest = unconfirmed.first else { return nil }
         isConfirmationArmed = true
         if recovering {
             return now + (backoff.map { min($0, Self.lookInterval) } ?? 0)
         }
-        let earliest = (oldest.sentAt ?? now) + Self.lookInterval
-        return max(earliest, (lastLook ?? 0) + (backoff ?? Self.lookInterval))
+        let earliest = (oldest.sentUptime ?? now) + Self.lookInterval
+        return max(earliest, (lastLook ?? .zero) + (backoff ?? Self.lookInterval))
     }
 
     /// The confirmation timer fired: every entry not yet confirmed, in the order sent, to look for now, and the
     /// probe to look for with them.
-    mutating func takeForConfirmation(now: Milliseconds) -> (dispatches: [PendingDispatch], probe: UInt64?) {
+    mutating func takeForConfirmation(now: Uptime) -> (dispatches: [PendingDispatch], probe: UInt64?) {
         isConfirmationArmed = false
         lastLook = now
         return (unconfirmed.map(\.dispatch), probe?.number)
@@ -238,6 +263,8 @@ struct Outbox: Sendable {
                 result.dropped.append(item.dispatch)
             } else {
                 result.waiting += 1
+                var item = item
+                item.wasMissed = true
                 still.append(item)
             }
         }

@@ -143,8 +143,8 @@ struct RecoveryProgress: Sendable {
     /// Runs the recovery begins, and how many of them are recorded.
     var total: Int
     var done = 0
-    /// When progress was last reported (ms since the epoch).
-    var reportedAt: Milliseconds
+    /// When progress was last reported.
+    var reportedAt: Uptime
 
     /// How often progress is reported, and how much more time each report asks systemd for (`EXTEND_TIMEOUT_USEC`).
     static let interval: Milliseconds = 1_000

@@ -20,7 +20,7 @@ struct StartingRuns: Sendable {
         var kind: DispatchKind
         var version: String?
         /// When it is written without its start-up.
-        var deadline: Milliseconds
+        var deadline: Uptime
         /// The unit's dispatches held back, in the order made: the launch's own first, then those made since.
         var held: [PendingDispatch] = []
     }
@@ -31,7 +31,7 @@ struct StartingRuns: Sendable {
 
     private(set) var launches: [String: Launch] = [:]
     /// When the timer is armed for; nil when it is not.
-    var armedAt: Milliseconds?
+    var armedAt: Uptime?
 
     var isEmpty: Bool { launches.isEmpty }
 
@@ -55,10 +55,10 @@ struct StartingRuns: Sendable {
     }
 
     /// The units whose launch waited past its deadline at `now`, in name order.
-    func overdue(at now: Milliseconds) -> [String] {
+    func overdue(at now: Uptime) -> [String] {
         launches.filter { $0.value.deadline <= now }.keys.sorted()
     }
 
     /// The earliest deadline, nil when nothing waits.
-    var nextDeadline: Milliseconds? { launches.values.map(\.deadline).min() }
+    var nextDeadline: Uptime? { launches.values.map(\.deadline).min() }
 }

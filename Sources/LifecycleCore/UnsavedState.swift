@@ -30,7 +30,7 @@ struct UnsavedState: Sendable {
     /// The delay of the next retry after a failed one.
     var delay = firstDelay
     /// When the retry is armed for; nil when none is.
-    var retryAt: Milliseconds?
+    var retryAt: Uptime?
 
     var isEmpty: Bool { units.isEmpty && writing.isEmpty && position == nil && !isWritingPosition }
 

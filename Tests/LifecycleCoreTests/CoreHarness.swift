@@ -14,7 +14,11 @@ struct CoreHarness {
     static let t0: Milliseconds = 1_772_359_200_000
 
     var core: DaemonCore
+    /// The wall clock. The monotonic clock moves with it, except by ``wallStep``: what the wall clock was stepped by
+    /// (`date -s`), which no deadline follows. Timers are kept in ``armed`` as the wall-clock times they fire at.
     var now: Milliseconds = t0
+    var wallStep: Milliseconds = 0
+    var uptime: Uptime { Uptime(milliseconds: now - wallStep) }
     /// What reached the journal, in order.
     var journal: [PendingDispatch] = []
     var saved: [UnitRecord] = []
@@ -22,7 +26,12 @@ struct CoreHarness {
     var unwritable: StateDirectoryProblem?
     var replies: [ReplyToken: Result<UInt64, EventRequestError>] = [:]
     var logs: [LogLine] = []
-    var armed: [DaemonTimer: Milliseconds] = [:]
+    /// The timers armed, by the monotonic moment each fires at; ``armed`` shows them as wall-clock times.
+    var armedAt: [DaemonTimer: Uptime] = [:]
+    var armed: [DaemonTimer: Milliseconds] {
+        get { armedAt.mapValues { $0.milliseconds + wallStep } }
+        set { armedAt = newValue.mapValues { Uptime(milliseconds: $0 - wallStep) } }
+    }
     /// Each metrics write: when, where and what.
     var metricsWrites: [(time: Milliseconds, path: String, text: String)] = []
     /// Version reads not answered yet, when ``holdVersions`` is set.
@@ -119,7 +128,7 @@ struct CoreHarness {
     /// Hands `input` to the core and performs its effects, answering what can be answered at once.
     mutating func send(_ input: DaemonInput) {
         // The daemon's loop, with this harness's journal, bus and files.
-        let goesOn = DaemonLoop.run(input, handle: { core.handle($0, now: now) }) { effect in
+        let goesOn = DaemonLoop.run(input, handle: { core.handle($0, now: now, uptime: uptime) }) { effect in
             performed.append(effect)
             return perform(effect)
         }
@@ -208,7 +217,7 @@ struct CoreHarness {
         case .publishManager: return .managerPublished(true)
         case .reply(let token, let result): replies[token] = result
         case .writeMetrics(let path, let text): metricsWrites.append((now, path, text))
-        case .arm(let timer, let at): armed[timer] = at
+        case .arm(let timer, let at): armedAt[timer] = at
         case .log(let line): logs.append(line)
         case .notify(let notifications):
             self.notifications += notifications

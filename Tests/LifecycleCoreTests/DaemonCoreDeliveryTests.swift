@@ -371,4 +371,17 @@ struct DaemonCoreDeliveryTests {
             return (run: letter, began: began, ended: began + 5, failure: nil)
         }
     }
+
+    @Test("the wall clock set back two days after a send: the journal is still looked at a second later")
+    func lookAcrossAClockStep() throws {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        h.now -= 2 * 86_400_000
+        h.wallStep -= 2 * 86_400_000
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        #expect(h.armed[.confirmDelivery] == h.now + 1_000)
+        h.fire(.confirmDelivery)
+        #expect(h.core.tracker.records[H.unit]?.pendingDispatches.isEmpty == true, "confirmed a second later")
+    }
 }

@@ -80,4 +80,25 @@ struct DaemonCoreJournalStorageTests {
         #expect(!(h.core.health.degradations[.journal] != nil))
         #expect(h.dispatches().count == 200)
     }
+
+    @Test("more than the bound sent at once, two dropped by journald's rate limit: those are sent again, nothing is given up")
+    func droppedBeyondTheBound() throws {
+        var h = try tracking()
+        h.journalStores = true
+        h.notYetWritten = ["\(H.unit)#7", "\(H.unit)#8"]
+        let letters = Array("abcdefghijkl")
+        for (index, id) in letters.enumerated() {
+            h.send(.changed(H.snapshot("active", id, second: UInt64(2 * index + 1))))
+            h.send(.changed(H.snapshot("inactive", id, second: UInt64(2 * index + 2))))
+        }
+        #expect(h.core.health.journalGivenUp == 0, "none given up before a look asked about it")
+        h.fire(.confirmDelivery)
+        h.fire(.confirmDelivery)
+        h.notYetWritten = []
+        h.fire(.confirmDelivery)
+        h.fire(.confirmDelivery)
+        #expect(h.core.health.journalGivenUp == 0)
+        #expect(Set(h.journal.map(\.sequence)) == Set(1...24), "7 and 8 sent again")
+        #expect(h.core.tracker.records[H.unit]?.pendingDispatches.isEmpty == true)
+    }
 }

@@ -128,6 +128,20 @@ struct DaemonCoreStartupTests {
         #expect(h.core.tracker.records[H.unit]?.runTotals.startups == 1, "counted at the end, once")
     }
 
+    @Test("the wall clock set back two days while a launch waits: it still goes out after 90 s, not two days later")
+    func patienceAcrossAClockStep() throws {
+        var h = try tracking()
+        h.send(.changed(Self.activating("b", second: 3)))
+        h.now += 10_000
+        h.now -= 2 * 86_400_000
+        h.wallStep -= 2 * 86_400_000
+        h.send(.changed(Self.activating("c", second: 13, unit: "web2.service")))
+        #expect(h.armed[.startupPatience] == h.now - 10_000 + 90_000, "80 s from now, by either clock")
+        h.fire(.startupPatience)
+        #expect(h.dispatches() == ["1 launch b"])
+        #expect(h.armed[.startupPatience] == h.now + 10_000, "web2's deadline, 90 s after it began to wait")
+    }
+
     @Test("stopping: a launch that waits goes out without its start-up before lifecycled exits")
     func stopping() throws {
         var h = try tracking()

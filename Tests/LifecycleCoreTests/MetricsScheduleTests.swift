@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleEngine
 import Testing
 
 @testable import LifecycleCore
@@ -33,5 +34,12 @@ struct MetricsScheduleTests {
         _ = schedule.plan(now: 5_000, changed: false, timerFired: true)
         schedule.lastSize = 500 << 20
         #expect(schedule.plan(now: 6_000, changed: true, timerFired: false) == .wait, "the refresh in a minute is armed already")
+    }
+}
+
+/// Literal moments in the schedule tests: `plan(now: 1_000, …)`.
+extension Uptime: ExpressibleByIntegerLiteral {
+    public init(integerLiteral value: Int64) {
+        self.init(milliseconds: value)
     }
 }

@@ -61,7 +61,7 @@ struct OutboxTests {
         outbox.adoptLeftovers(row.leftovers.map { Self.dispatch($0) })
         for sequence in row.sent { outbox.enqueue(Self.dispatch(sequence, second: 200)) }
         if let batch = outbox.takeBatch() {
-            #expect(outbox.sent(count: batch.count, refused: false, now: 200_000).retryAt == nil)
+            #expect(outbox.sent(count: batch.count, refused: false, now: 200_000, uptime: 200_000).retryAt == nil)
         }
         let (asked, _) = outbox.takeForConfirmation(now: 201_000)
         let check = JournalCheck(
@@ -83,7 +83,7 @@ struct OutboxTests {
             var outbox = Outbox(confirms: true)
             for sequence: UInt64 in [1, 2] { outbox.enqueue(Self.dispatch(sequence, second: 200)) }
             #expect(outbox.takeBatch()?.count == 2)
-            _ = outbox.sent(count: 2, refused: false, now: 200_000)
+            _ = outbox.sent(count: 2, refused: false, now: 200_000, uptime: 200_000)
             var (asked, _) = outbox.takeForConfirmation(now: 201_000)
             _ = outbox.confirm(asked, check: JournalCheck(found: [false, true]), recovering: false)
             (asked, _) = outbox.takeForConfirmation(now: 202_000)
@@ -100,7 +100,7 @@ struct OutboxTests {
         for sequence: UInt64 in 1...3 { outbox.enqueue(Self.dispatch(sequence)) }
         let batch = outbox.takeBatch()
         #expect(batch?.map(\.sequence) == [1, 2, 3])
-        let result = outbox.sent(count: 1, refused: true, now: 10_000)
+        let result = outbox.sent(count: 1, refused: true, now: 10_000, uptime: 10_000)
         #expect(result.taken.map(\.sequence) == [1])
         #expect(result.retryAt == 11_000)
         #expect(outbox.takeBatch() == nil, "nothing before the retry")

@@ -133,7 +133,7 @@ public actor LifecycleDaemon {
     ///
     /// - Returns: false once the core says the loop is done.
     private func handle(_ next: DaemonInput) -> Bool {
-        DaemonLoop.run(next, handle: { core.handle($0, now: Self.now()) }, perform: { perform($0) })
+        DaemonLoop.run(next, handle: { core.handle($0, now: Self.now(), uptime: Self.uptime()) }, perform: { perform($0) })
     }
 
     /// SIGHUP reads the configuration again (the core takes it or keeps the previous one); SIGTERM and SIGINT stop.
@@ -168,5 +168,10 @@ public actor LifecycleDaemon {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return Milliseconds(time.tv_sec) * 1_000 + Milliseconds(time.tv_nsec) / 1_000_000
+    }
+
+    /// The monotonic clock (`CLOCK_MONOTONIC`, the bus thread's timers' clock), which times what waits.
+    static func uptime() -> Uptime {
+        Uptime(milliseconds: Int64(BusThread.monotonicMicroseconds() / 1_000))
     }
 }
