@@ -926,7 +926,8 @@ test_clock_set_back() {
     done
     entry=$(nth_dispatch "$unit" 3)
     assert_json_field "$entry" LIFECYCLE_EVENT wake
-    # Days since a time "in the future" are left out (README, engine semantics: "no days"), never negative.
+    # Days since a time "in the future" are left out, never negative (docs/engine-semantics.md, "lifecycled's deliberate
+    # differences": "no days").
     assert_json_field "$entry" LIFECYCLE_DAYSSINCELASTWAKE ""
     assert_json_field "$entry" LIFECYCLE_DAYSSINCELAUNCH ""
     assert_json_field "$entry" LIFECYCLE_TOTALWAKECOUNT 2
