@@ -2,7 +2,8 @@
 
 import LifecycleEngine
 
-/// Getting every dispatch into the journal exactly once, as bookkeeping without I/O (DESIGN §9).
+/// Getting every dispatch into the journal exactly once, as bookkeeping without I/O (docs/journal.md, "Delivery, and
+/// what the state file keeps").
 ///
 /// A unit's record, holding each of its dispatches the journal has not confirmed yet, is saved before the newest of
 /// them is sent, and saved again without them once the journal is seen to hold them; so after lifecycled dies, the

@@ -3,7 +3,7 @@
 import LifecycleEngine
 import LifecycleSchema
 
-/// What the core needs read from the journal to record what it missed (DESIGN §9).
+/// What the core needs read from the journal to record what it missed (docs/journal.md, "Where recovery resumes").
 public struct RecoveryQuery: Sendable, Equatable {
     /// Which of PID 1's run entries to read.
     public enum HistoryWindow: Sendable, Equatable {

@@ -5,8 +5,8 @@ import LifecycleSchema
 import LifecycleStorage
 
 /// Bringing the records up to lifecycled's own journal at start, so that nothing is dispatched twice and no number is
-/// used twice (DESIGN §9). The journal can be ahead of a record: when its state file could not be written (a full
-/// file system) or was set aside as corrupt, or deleted.
+/// used twice (docs/guarantees.md, "Reliability"). The journal can be ahead of a record: when its state file could not
+/// be written (a full file system) or was set aside as corrupt, or deleted.
 extension UnitTracker {
     /// Takes, for each unit, the dispatches the journal holds beyond its record, oldest first: those numbered above
     /// the record's sequence, or all of them for a unit with no record.

@@ -3,10 +3,10 @@
 import LifecycleEngine
 import LifecycleStorage
 
-/// Recovering, at lifecycled's start, what happened to watched units while it was not running (DESIGN §9): a run
-/// that ended meanwhile is a sleep or a crash notice at its real time, a run that began meanwhile a launch or wake;
-/// each is marked `reconciled`. A unit that simply kept running gives nothing, so a restart of lifecycled never
-/// looks like a crash.
+/// Recovering, at lifecycled's start, what happened to watched units while it was not running (docs/guarantees.md,
+/// "Reliability"): a run that ended meanwhile is a sleep or a crash notice at its real time, a run that began meanwhile
+/// a launch or wake; each is marked `reconciled`. A unit that simply kept running gives nothing, so a restart of
+/// lifecycled never looks like a crash.
 extension UnitTracker {
     /// The stored runs whose end only the journal can tell: recorded as running, and no longer the unit's run in
     /// systemd's listing (the unit was restarted, or stopped and unloaded).

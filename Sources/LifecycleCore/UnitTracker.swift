@@ -9,7 +9,7 @@ import LifecycleStorage
 ///
 /// It returns effects instead of performing them, in the order they must happen: a record is persisted before its
 /// dispatch is sent, so that after a crash of lifecycled a dispatch can be re-sent with the same sequence number but
-/// never lost (DESIGN §9).
+/// never lost (docs/guarantees.md, "Reliability").
 public struct UnitTracker: Sendable {
     /// What the daemon must do, in order.
     public enum Effect: Sendable, Equatable {

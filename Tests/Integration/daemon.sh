@@ -565,7 +565,8 @@ test_corrupt_state_file() {
     wait_dispatches "$unit" 4
 }
 
-# DESIGN §2: a daemon-reload itself is no event, but a run that begins or ends right after one is a real run.
+# docs/engine-semantics.md §10, "Runs of a systemd unit": a daemon-reload itself is no event, but a run that begins or
+# ends right after one is a real run.
 test_start_right_after_daemon_reload() {
     local i unit known=lc-sleep@reload-known.service problems=() count entry
     # New units, started the moment the reload is over.
@@ -602,8 +603,8 @@ test_start_right_after_daemon_reload() {
     fi
 }
 
-# DESIGN §9: nothing is lost across lifecycled's own restart; a clean stop it did not see is still a sleep, so the
-# next start is not a crash.
+# docs/guarantees.md, "Reliability": nothing is lost across lifecycled's own restart; a clean stop it did not see is
+# still a sleep, so the next start is not a crash.
 test_stop_while_lifecycled_is_down() {
     local unit=lc-sleep@while-down.service first entry
     c_exec systemctl start "$unit"

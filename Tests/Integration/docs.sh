@@ -5,7 +5,8 @@
 # exactly the options of `--help` (lifecyclectl: each command's own options in its own subsection). In a throw-away
 # container with writable overlays: scripts/install.sh with PREFIX=/usr/local puts the pages where man finds them and
 # the catalog where journalctl reads it, so that `journalctl -x` explains every kind of dispatch of a real daemon;
-# scripts/uninstall.sh takes both away again. Needs root, systemd-container, jq, groff, man-db.
+# scripts/uninstall.sh takes both away again. On the host too: every relative link of README.md and docs/*.md names
+# a file that exists, and a heading of it when it names one. Needs root, systemd-container, jq, groff, man-db.
 # Usage: Tests/Integration/docs.sh BUILD_DIR
 set -euo pipefail
 
@@ -58,6 +59,47 @@ assert_same_options() {
     extra=$(comm -23 <(printf '%s\n' "$2") <(printf '%s\n' "$3") | paste -sd ' ')
     [[ -z $missing ]] || fail "$1: not documented: $missing"
     [[ -z $extra ]] || fail "$1: documented, but not in --help: $extra"
+}
+
+# The anchors GitHub gives the headings of a Markdown file, one a line: lower case, spaces as hyphens, punctuation
+# left out; a repeated heading gets -1, -2, ...
+heading_anchors() {
+    LC_ALL=C awk '
+        /^```/ { code = !code; next }
+        !code && /^#+ / {
+            h = $0; sub(/^#+ +/, "", h); h = tolower(h)
+            gsub(/[^a-z0-9 _-]/, "", h); gsub(/ /, "-", h)
+            if (seen[h]++) print h "-" (seen[h] - 1); else print h
+        }' "$1"
+}
+
+# The relative links of a Markdown file, one a line (PATH, PATH#ANCHOR or #ANCHOR): outside code blocks and code
+# spans, not URLs.
+relative_links() {
+    awk '/^```/ { code = !code; next } !code' "$1" | sed 's/`[^`]*`//g' | grep -oE '\]\([^)[:space:]]+\)' |
+        sed -E 's/^\]\(//; s/\)$//' | grep -vE '^[a-z][a-z0-9+.-]*:' || true
+}
+
+test_links_resolve() {
+    local doc link path anchor target count=0
+    local -a broken=()
+    for doc in "$repo/README.md" "$repo"/docs/*.md; do
+        while IFS= read -r link; do
+            count=$((count + 1))
+            path=${link%%#*}
+            anchor=""
+            [[ $link != *#* ]] || anchor=${link#*#}
+            target=$doc
+            [[ -z $path ]] || target=$(dirname "$doc")/$path
+            if [[ ! -e $target ]]; then
+                broken+=("${doc#"$repo"/}: $link: no such file")
+            elif [[ -n $anchor && $target == *.md ]] && ! heading_anchors "$target" | grep -qxF -- "$anchor"; then
+                broken+=("${doc#"$repo"/}: $link: no such heading in ${target#"$repo"/}")
+            fi
+        done < <(relative_links "$doc")
+    done
+    ((count > 20)) || fail "found only $count relative links in README.md and docs/*.md"
+    ((${#broken[@]} == 0)) || fail "broken links:"$'\n'"$(printf '    %s\n' "${broken[@]}")"
 }
 
 test_pages_render_cleanly() {
@@ -186,6 +228,7 @@ test_uninstall_takes_pages_and_catalog_away() {
     [[ $listed != *"$ID_LAUNCH"* ]] || fail "journalctl --list-catalog still lists lifecycled after uninstall.sh"
 }
 
+run_test "every relative link of README.md and docs/*.md resolves" test_links_resolve
 run_test "the man pages render without warnings" test_pages_render_cleanly
 run_test "lifecycled(8) documents exactly the options of lifecycled --help" test_lifecycled_page_has_every_option
 run_test "lifecyclectl(1) documents exactly each command's options" test_lifecyclectl_page_has_every_option

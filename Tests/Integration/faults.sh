@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# lifecycled under faults, against a real systemd (DESIGN.md sections 9 and 11): boots this machine's root as a
+# lifecycled under faults, against a real systemd (docs/guarantees.md, "Reliability"): boots this machine's root as a
 # throw-away container, installs lifecycled with scripts/install.sh and checks that no transition is lost, invented or
 # duplicated when lifecycled is killed with SIGKILL during a churn of units, when the bus daemon restarts, when
 # systemd re-executes, when the state file system is full, when the state directory is read-only or missing (then
@@ -26,7 +26,7 @@ source "$here/lib/container.sh"
 source "$here/lib/lifecycled.sh"
 suite_preflight faults.sh "$@"
 
-# PID 1's own entries about a run (docs/systemd-dbus-notes.md section 5).
+# PID 1's own entries about a run (docs/systemd.md, "PID 1's journal entries about a run").
 readonly PID1_STARTED=39f53479d3a045ac8e11786248231fbf PID1_SUCCESS=7ad2d189f7e94e70a38c781354912448 \
     PID1_FAILED=d9b373ed55a64feb8242e02dbe79a49c PID1_PROCESS_EXIT=98e322203f7a4ed290d09fe03c09fe15 \
     PID1_SKIPPED=0e4284a0caca4bfc81c0bb6786972673
@@ -926,7 +926,8 @@ test_clock_set_back() {
     done
     entry=$(nth_dispatch "$unit" 3)
     assert_json_field "$entry" LIFECYCLE_EVENT wake
-    # Days since a time "in the future" are left out (README, engine semantics: "no days"), never negative.
+    # Days since a time "in the future" are left out, never negative (docs/engine-semantics.md, "lifecycled's deliberate
+    # differences": "no days").
     assert_json_field "$entry" LIFECYCLE_DAYSSINCELASTWAKE ""
     assert_json_field "$entry" LIFECYCLE_DAYSSINCELAUNCH ""
     assert_json_field "$entry" LIFECYCLE_TOTALWAKECOUNT 2

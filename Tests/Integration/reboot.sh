@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# lifecycled across a reboot (DESIGN.md section 9): boots this machine's root as a throw-away container twice, with
-# the same machine id and with the journal (/var/log/journal) and the state directory bound from one host directory,
-# so the second boot sees the first one's journal and state files as after a real reboot. lifecycled is installed in
-# each boot, and stopped before the first boot shuts down. Checks that the runs the shutdown ended, a run that began
-# and ended in the next boot before lifecycled started, and one that began then and still runs are each recorded
-# once, marked reconciled, at their real times; and that the first boot's runs are not recorded again.
+# lifecycled across a reboot (docs/guarantees.md, "Reliability"): boots this machine's root as a throw-away container
+# twice, with the same machine id and with the journal (/var/log/journal) and the state directory bound from one host
+# directory, so the second boot sees the first one's journal and state files as after a real reboot. lifecycled is
+# installed in each boot, and stopped before the first boot shuts down. Checks that the runs the shutdown ended, a run
+# that began and ended in the next boot before lifecycled started, and one that began then and still runs are each
+# recorded once, marked reconciled, at their real times; and that the first boot's runs are not recorded again.
 # Needs root, systemd-container and jq. About 15 s.
 # Usage: Tests/Integration/reboot.sh BUILD_DIR      (the release build: scripts/test passes it)
 set -euo pipefail

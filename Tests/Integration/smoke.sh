@@ -20,7 +20,7 @@ for tool in systemd-nspawn nsenter jq; do
     command -v "$tool" >/dev/null || { echo "smoke.sh: $tool is missing (apt-get install systemd-container util-linux jq)" >&2; exit 1; }
 done
 
-# SD_MESSAGE_* ids that PID 1 logs (docs: systemd-dbus-notes.md section 5).
+# SD_MESSAGE_* ids that PID 1 logs (docs/systemd.md, "PID 1's journal entries about a run").
 readonly UNIT_STARTED=39f53479d3a045ac8e11786248231fbf
 readonly UNIT_PROCESS_EXIT=98e322203f7a4ed290d09fe03c09fe15
 readonly UNIT_FAILURE_RESULT=d9b373ed55a64feb8242e02dbe79a49c

@@ -3,7 +3,8 @@
 import LifecycleEngine
 import Testing
 
-/// The mapping of runs to launch, wake, sleep and crash notices (DESIGN §2), including the session-timeout edges.
+/// The mapping of runs to launch, wake, sleep and crash notices (docs/engine-semantics.md §10, "Runs of a systemd
+/// unit"), including the session-timeout edges.
 struct AutotrackerTests {
     let t = at("2026-03-03T10:00:00Z")
 

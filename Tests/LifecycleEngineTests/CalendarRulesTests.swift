@@ -3,7 +3,8 @@
 import LifecycleEngine
 import Testing
 
-/// Days since, local day and hour, and first wake today/month, in several time zones (engine-semantics §4.1, §4.5).
+/// Days since, local day and hour, and first wake today/month, in several time zones (docs/engine-semantics.md §4.1 and
+/// §4.5).
 struct CalendarRulesTests {
     /// Launches at `first`, sleeps a minute later, wakes at `second`; returns the wake's payload.
     func wake(_ zoneIdentifier: String, first: String, second: String) -> [String: JSONValue] {

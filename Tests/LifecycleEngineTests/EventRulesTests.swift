@@ -3,7 +3,8 @@
 import LifecycleEngine
 import Testing
 
-/// Event order, the two refusals, the tracked-events filter, data targets and custom data (engine-semantics §2, §7, §9).
+/// Event order, the two refusals, the tracked-events filter, data targets and custom data (docs/engine-semantics.md §2,
+/// §7 and §9).
 struct EventRulesTests {
     let t = at("2026-03-03T10:00:00Z")
 

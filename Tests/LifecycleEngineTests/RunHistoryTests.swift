@@ -3,7 +3,8 @@
 import LifecycleEngine
 import Testing
 
-/// Runs rebuilt from PID 1's journal entries, in the sequences systemd 252 was measured to log (notes §5).
+/// Runs rebuilt from PID 1's journal entries, in the sequences systemd 252 was measured to log
+/// (docs/systemd.md, "PID 1's journal entries about a run").
 struct RunHistoryTests {
     typealias ID = RunEnding.MessageID
 

@@ -3,7 +3,8 @@
 import LifecycleEngine
 import Testing
 
-/// Seconds awake (engine-semantics §4.4) and the never-negative rule for clocks that move back.
+/// Seconds awake (docs/engine-semantics.md §4.4, "Seconds awake") and the never-negative rule for clocks that move
+/// back.
 struct SecondsAwakeTests {
     let launch = at("2026-03-03T10:00:00Z")
 

@@ -3,7 +3,8 @@
 import LifecycleEngine
 import Testing
 
-/// The mapper against the snapshot sequences systemd 252 was measured to send (systemd-dbus-notes §1.4).
+/// The mapper against the snapshot sequences systemd 252 was measured to send (docs/systemd.md, "Signal sequences
+/// (systemd 252)").
 struct SystemdUnitMapperTests {
     static let runA = "51b4568c2847494e979350bcda548111"
     static let runB = "ba95eddd8573457db7156b34225f2bd8"

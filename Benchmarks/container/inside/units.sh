@@ -4,7 +4,7 @@
 # Runs inside the benchmark container (Benchmarks/container/run.sh). Starts or stops the instances 1…COUNT of a
 # template unit in batches (one systemctl call per batch), and after each batch checks that PID 1 still owns
 # org.freedesktop.systemd1 with the same unique name: a burst of starts from one client once pushed PID 1 off the bus
-# (DESIGN.md section 9). Prints one line per owner change, then "owner BEFORE AFTER".
+# (docs/guarantees.md, "Reliability"). Prints one line per owner change, then "owner BEFORE AFTER".
 # Usage: units.sh start|stop TEMPLATE_PREFIX COUNT BATCH      e.g. units.sh start lc-mem@ 1000 100
 set -euo pipefail
 verb=$1 prefix=$2 count=$3 batch=$4

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// What systemd reports about a unit that its version can be computed from (DESIGN §2, "Version of a unit").
+/// What systemd reports about a unit that its version can be computed from (docs/configuration.md, "Version source").
 ///
 /// Plain data, filled from the unit's D-Bus properties when a run begins, so ``VersionReader`` never talks to the
 /// bus and can be tested with files alone.

@@ -3,7 +3,7 @@
 import Crypto
 import LifecycleEngine
 
-/// Computes the version of a unit for its configured ``VersionSource`` (DESIGN §2, "Version of a unit").
+/// Computes the version of a unit for its configured ``VersionSource`` (docs/configuration.md, "Version source").
 ///
 /// - `executable`: the SHA-256 of the main executable, as 64 lower-case hex digits. The file is streamed in chunks,
 ///   and its digest is cached by device, inode, size and modification time (in nanoseconds), so an unchanged

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// Turns observations of a unit into launch, wake and sleep (DESIGN §2), replacing the reference's app-status rules:
-/// a unit's run is not an app process.
+/// Turns observations of a unit into launch, wake and sleep (docs/engine-semantics.md §10, "Runs of a systemd unit"),
+/// replacing the reference's app-status rules: a unit's run is not an app process.
 ///
 /// A run that begins is a **launch** when the unit has no history, when its last event is launch or wake (the previous
 /// run died without a sleep, so the engine detects a crash), when its version changed, or when it slept longer than
@@ -46,7 +46,8 @@ public struct Autotracker: Sendable {
         }
         let settings = engine.settings
         if settings.isInfiniteSession { return false }
-        // engine-semantics §8: strictly greater, for every timeout; with 0, a start 0 ms after the stop is a wake.
+        // docs/engine-semantics.md §8, "Autotracking and session timeout": strictly greater, for every timeout; with 0,
+        // a start 0 ms after the stop is a wake.
         return time - lastSleep > Milliseconds(settings.sessionTimeoutMinutes) * 60_000
     }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// What happened to a watched unit, as the mapper reports it (DESIGN §2).
+/// What happened to a watched unit, as the mapper reports it (docs/engine-semantics.md §10, "Runs of a systemd unit").
 public enum UnitObservation: Sendable, Hashable {
     /// A new run (a new InvocationID) began: a new process lifetime. `version` is the unit's version at that moment,
     /// or nil when it is not known.

@@ -3,8 +3,9 @@
 extension Milliseconds {
     static let millisecondsPerDay: Milliseconds = 86_400_000
 
-    /// Complete 24-hour periods from `start` to `self` (engine-semantics §4.1): calendar days, midnight and DST play
-    /// no part. Nil when `start` is unknown, before 1970, or later than `self` (a clock that moved back).
+    /// Complete 24-hour periods from `start` to `self` (docs/engine-semantics.md §4.1, "Time and calendar
+    /// conventions"): calendar days, midnight and DST play no part. Nil when `start` is unknown, before 1970, or later
+    /// than `self` (a clock that moved back).
     public func daysSince(_ start: Milliseconds?) -> Int64? {
         guard let start, start >= 0, self >= start else { return nil }
         return (self - start) / Self.millisecondsPerDay

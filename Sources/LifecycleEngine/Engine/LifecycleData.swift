@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The lifecycle data points of one dispatch (engine-semantics §4). Optional fields and false flags are absent from
-/// the payload: the reference omits a flag that does not apply, it never sends `false`.
+/// The lifecycle data points of one dispatch (docs/engine-semantics.md §4, "Data points"). Optional fields and false
+/// flags are absent from the payload: the reference omits a flag that does not apply, it never sends `false`.
 public struct LifecycleData: Sendable, Equatable {
     /// Absent on custom events (`data_target` `allEvents`).
     public var type: LifecycleEvent?

@@ -8,7 +8,7 @@ public enum EventOrigin: Sendable, Hashable {
     case autotracked
 }
 
-/// The reference Lifecycle module's rules (docs: engine-semantics §2-7, 9), as a pure value.
+/// The reference Lifecycle module's rules (docs/engine-semantics.md §2-7 and §9), as a pure value.
 ///
 /// The engine keeps no per-unit state: each call takes the unit's ``UnitState`` and returns the new one through
 /// `inout`. Time comes in as data and the local calendar is built from configuration, so nothing here reads the
@@ -67,8 +67,8 @@ public struct LifecycleEngine: Sendable {
         return Dispatch(name: name, time: time, lifecycle: lifecycle, customData: data)
     }
 
-    /// The data points of a unit at `time` outside any lifecycle event (engine-semantics §9): no type, no flags, no
-    /// prior seconds; seconds awake include the running foreground period unless the unit is asleep.
+    /// The data points of a unit at `time` outside any lifecycle event (docs/engine-semantics.md §9, "data_target"): no
+    /// type, no flags, no prior seconds; seconds awake include the running foreground period unless the unit is asleep.
     public func currentData(at time: Milliseconds, state: UnitState) -> LifecycleData {
         var data = baseData(at: time, state: state)
         let live = state.lastEvent == .sleep ? 0 : time.secondsSince(state.lastWake)
@@ -83,7 +83,8 @@ public struct LifecycleEngine: Sendable {
 
     // MARK: - Rules
 
-    /// engine-semantics §7: the persisted last event decides, and within one run a launch must follow a sleep.
+    /// docs/engine-semantics.md §7, "Event order": the persisted last event decides, and within one run a launch must
+    /// follow a sleep.
     private func orderViolation(_ event: LifecycleEvent, _ state: UnitState) -> LifecycleError? {
         let isForeground = state.lastEvent == .launch || state.lastEvent == .wake
         switch event {
@@ -198,8 +199,8 @@ public struct LifecycleEngine: Sendable {
         )
     }
 
-    /// engine-semantics §4.5: compared with the previous launch or wake, in the local calendar; a new month is always
-    /// a new day too.
+    /// docs/engine-semantics.md §4.5, "First wake today / this month": compared with the previous launch or wake, in
+    /// the local calendar; a new month is always a new day too.
     private func setFirstWakeFlags(_ data: inout LifecycleData, at time: Milliseconds, previousWake: Milliseconds?) {
         guard let previousWake else {
             data.isFirstWakeToday = true

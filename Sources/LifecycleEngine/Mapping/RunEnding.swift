@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// How a run ended, as PID 1's journal tells it (systemd-dbus-notes §5): the source for runs that ended while
-/// lifecycled was not running.
+/// How a run ended, as PID 1's journal tells it (docs/systemd.md, "PID 1's journal entries about a run"): the source
+/// for runs that ended while lifecycled was not running.
 public enum RunEnding: Sendable, Hashable {
     case endedCleanly(at: Milliseconds)
     case failed(CrashDetails, at: Milliseconds)

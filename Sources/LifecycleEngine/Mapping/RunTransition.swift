@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// A change in a unit's run, as read from systemd's snapshots (DESIGN §2).
+/// A change in a unit's run, as read from systemd's snapshots (docs/engine-semantics.md §10, "Runs of a systemd unit").
 public enum RunTransition: Sendable, Hashable {
     /// A new run (a new InvocationID) reached activating, active or reloading.
     case began
@@ -26,7 +26,7 @@ public enum RunTransition: Sendable, Hashable {
     }
 }
 
-/// What systemd said about a failed run: the fields of a crash notice (DESIGN §6).
+/// What systemd said about a failed run: the fields of a crash notice (docs/journal.md, "Crash notices").
 public struct CrashDetails: Sendable, Hashable {
     /// systemd's `Result`: exit-code, signal, core-dump, watchdog, timeout, oom-kill, start-limit-hit, …
     public var result: String

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// Turns the snapshots systemd sends for watched units into run transitions (DESIGN §2): one begin and at most one end
-/// per InvocationID.
+/// Turns the snapshots systemd sends for watched units into run transitions (docs/engine-semantics.md §10, "Runs of a
+/// systemd unit"): one begin and at most one end per InvocationID.
 ///
 /// Decisions key on ActiveState, Result and InvocationID, never on SubState strings alone, except to recognise a pending
 /// automatic restart (`auto-restart`, and the `*-before-auto-restart` / `auto-restart-queued` states of systemd 254+)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// What a snapshot says about the unit's current run (DESIGN §2): decided on ActiveState and Result, and on SubState
-/// only to recognise a pending automatic restart and an `ExecCondition=` check.
+/// What a snapshot says about the unit's current run (docs/engine-semantics.md §10, "Runs of a systemd unit"): decided
+/// on ActiveState and Result, and on SubState only to recognise a pending automatic restart and an `ExecCondition=`
+/// check.
 extension UnitSnapshot {
     /// The run is starting, running or reloading. Not while `ExecCondition=` is checked (SubState `condition`): a
     /// start the condition skips is no run, so a run begins only once the check has passed.

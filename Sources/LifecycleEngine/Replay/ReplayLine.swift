@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// One decoded line of a replay history (DESIGN §8).
+/// One decoded line of a replay history (docs/lifecyclectl.md, "Replay a history").
 struct ReplayLine {
     enum Action {
         case event(String)

@@ -2,8 +2,8 @@
 
 /// Runs the engine over a JSON-lines history with in-memory state: `lifecyclectl replay` without its I/O.
 ///
-/// Each input line is one manual or custom event (`"event"`) or one observation for the autotracker (`"observe"`);
-/// each dispatch becomes one output line, and each refused event an error line (DESIGN §8).
+/// Each input line is one manual or custom event (`"event"`) or one observation for the autotracker (`"observe"`); each
+/// dispatch becomes one output line, and each refused event an error line (docs/lifecyclectl.md, "Replay a history").
 public struct ReplaySession {
     private struct Unit {
         var state = UnitState()

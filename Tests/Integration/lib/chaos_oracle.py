@@ -104,7 +104,7 @@ import os
 import re
 import sys
 
-# PID 1's entries about a run (systemd-dbus-notes.md section 5).
+# PID 1's entries about a run (docs/systemd.md, "PID 1's journal entries about a run").
 STARTING = "7d4958e842da4a758f6c1cdc7b36dcc5"
 STARTED = "39f53479d3a045ac8e11786248231fbf"
 START_FAILED = "be02cf6855d2428ba40df7e9d022f03d"

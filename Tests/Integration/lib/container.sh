@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 #
-# Boots this machine's own root as a throw-away systemd container (DESIGN.md section 11) and runs commands in it.
-# Source it, then:
+# Boots this machine's own root as a throw-away systemd container (docs/testing.md, "Against a real systemd") and runs
+# commands in it. Source it, then:
 #
 #   container_install_trap                 # a failing run still powers the container off
 #   container_boot NAME BUILD_DIR [NSPAWN_ARGS...]

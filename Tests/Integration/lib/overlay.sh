@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 #
 # A throw-away container that may write to /usr, /etc and /var, for what plain --volatile=yes cannot test: a journal
-# catalog under /usr, a Debian package, an install with PREFIX=/usr/local (/work/shared/docs/container-testing.md).
+# catalog under /usr, a Debian package, an install with PREFIX=/usr/local (docs/testing.md, "What plain
+# --volatile=yes cannot test").
 # Source it after lib/container.sh, then:
 #
 #   overlay_boot NAME BUILD_DIR [NSPAWN_ARGS...]
