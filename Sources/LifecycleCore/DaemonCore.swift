@@ -141,6 +141,10 @@ public struct DaemonCore: Sendable {
         self.uptime = uptime
         if isBusy, input.waitsForWork {
             deferred.append(input)
+        } else if case .recovered = input, awaited != nil {
+            // A slice of PID 1's history answered while an input that came before it waits for the archive (the
+            // slice was asked for in the same round): taken first once that answer is in, never in its place.
+            deferred.prepend(contentsOf: [input])
         } else {
             process(input)
         }

@@ -46,6 +46,31 @@ struct DaemonCoreRecoveryRetryTests {
         #expect(h.core.phase == .tracking)
     }
 
+    @Test("a change that asks the archive in the round that asks for the next slice is not lost to the slice's answer")
+    func changeWaitingForArchiveWhileSlicing() throws {
+        var h = try H()
+        // The second slice shows a unit the first did not: its answer asks the archive too.
+        let entries = H.historyEntries(DaemonCoreDeliveryTests.cleanRunList(30))
+            + H.historyEntries([(run: "y", began: 400, ended: 401, failure: nil)], unit: "web-3.service")
+        var answers = DaemonCoreDeliveryTests.slices(of: entries, entriesPerSlice: 40)
+        h.recovery = answers.removeFirst()
+        h.laterSlices = answers
+        h.journalReadable = false
+        h.send(.start)
+        h.send(.listing([]))
+        // The first slice's dispatches wait for the journal: the change waits behind them, and is taken in the round
+        // that asks for the next slice.
+        h.send(.changed(H.snapshot("active", "z", second: 5_000, unit: "web-2.service")))
+        h.send(.changed(H.snapshot("inactive", "z", second: 5_001, unit: "web-2.service")))
+        h.journalReadable = true
+        DaemonCoreDeliveryTests.confirmUntilReady(&h)
+        h.fire(.confirmDelivery)
+        #expect(!h.logs.contains { $0.message.contains("Ignored an answer of the archive") })
+        #expect(h.journal.filter { $0.unit == H.unit }.map(\.sequence) == Array(1...60), "every run of the history once")
+        #expect(h.dispatches(of: "web-3.service").count == 2)
+        #expect(h.dispatches(of: "web-2.service").count == 2, "the change's run, begun and ended")
+    }
+
     @Test("a later slice that could not be read is read again from where it was: the runs the cut divided are kept")
     func sliceReadAgain() throws {
         var h = try H()
