@@ -78,6 +78,20 @@ struct StateStoreTests {
         #expect(try store.loadAll() == StateStore.Contents(records: [record], warnings: []))
     }
 
+    @Test("a file of 2 MB (600 dispatches a journald storing nothing never showed) loads with its counters, not set aside")
+    func largeFileLoads() throws {
+        let directory = try TemporaryDirectory()
+        let store = makeStore(directory)
+        var record = Self.sampleRecord()
+        let text = String(repeating: "x", count: 3_000)
+        record.pendingDispatches = (1...600).map { JournalFields([(name: "LIFECYCLE_SEQUENCE", value: String($0)), (name: "M", value: text)]) }
+        try store.save(record)
+        let contents = try store.loadAll()
+        #expect(contents.warnings.isEmpty)
+        #expect(contents.records.first?.state.totalLaunchCount == record.state.totalLaunchCount)
+        #expect(contents.records.first?.pendingDispatches.count == 600)
+    }
+
     @Test("a unit without a file has no record")
     func missing() throws {
         let directory = try TemporaryDirectory()

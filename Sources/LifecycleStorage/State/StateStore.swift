@@ -34,8 +34,11 @@ public struct StateStore: Sendable {
     /// State files are made readable by everyone (like systemd's own state files) so that an unprivileged
     /// `lifecyclectl status` works; they hold counters, nothing secret.
     static let fileMode: mode_t = 0o644
-    /// State files larger than this are treated as corrupt: a real record is about one kilobyte.
-    static let maximumFileSize = 1 << 20
+    /// State files larger than this are treated as corrupt. A record is about a kilobyte, and holds at most 16
+    /// dispatches the journal has not shown (about 3 KB each, docs/journal.md, "A journal that stores nothing"); but
+    /// a file written before that bound (a journald storing nothing below notice, 300 runs: 1.9 MB) must still load
+    /// with its counters, rather than be set aside and rebuilt from a journal that holds none of them.
+    static let maximumFileSize = 64 << 20
 
     /// The state directory; the files are in its `units` subdirectory.
     public let directory: String
