@@ -77,10 +77,11 @@ extension DaemonCore {
         reportRecoveryProgress()
     }
 
-    /// Gives up the oldest sent dispatches of a unit beyond the outbox's bound, so that no state file grows while the
-    /// journal does not show them: the record keeps its counters, not those entries.
+    /// Gives up the oldest sent dispatches of a unit beyond the outbox's bound once the journal has shown none of
+    /// lifecycled's entries for a minute, so that no state file grows while it does not: the record keeps its
+    /// counters, not those entries.
     private mutating func giveUpBeyondBound() {
-        let givenUp = outbox.giveUpBeyondBound()
+        let givenUp = outbox.giveUpBeyondBound(journalShowsNothing: health.degradations[.journal] != nil)
         guard !givenUp.isEmpty else { return }
         var units: Set<String> = []
         for dispatch in givenUp where tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence) {

@@ -60,11 +60,11 @@ struct Outbox: Sendable {
     /// At most this many dispatches are made but not confirmed while recovering, so that a state file holds at most
     /// this many pending dispatches (each about 3 KB of JSON) however long the history is.
     static let recoveryBound = 16
-    /// At most this many of a unit's sent entries wait for the journal to show them; older ones are given up (kept
-    /// as sent, no longer in the record). A journald that stores nothing below notice (`MaxLevelStore=`,
-    /// `LogLevelMax=`, `Storage=none`) never shows them, and each waiting dispatch is about 3 KB of its state file:
-    /// the file stays bounded, and its counters are right either way (docs/journal.md, "A journal that stores
-    /// nothing").
+    /// Once the journal has shown none of this process's entries for ``unshownPatience``, at most this many of a
+    /// unit's sent entries wait for it; older ones are given up (kept as sent, no longer in the record). A journald
+    /// that stores nothing below notice (`MaxLevelStore=`, `LogLevelMax=`, `Storage=none`) never shows them, and each
+    /// waiting dispatch is about 3 KB of its state file: the file stays bounded, and its counters are right either
+    /// way (docs/journal.md, "A journal that stores nothing").
     static let unconfirmedBoundPerUnit = 16
     /// How long this process's oldest sent entry may stay unshown, looks succeeding, before the journal is said not
     /// to show lifecycled's entries: longer than any stall the daemon rides out quietly (journald restarts, a
@@ -149,12 +149,14 @@ struct Outbox: Sendable {
         return (taken, uptime + Self.retryDelay)
     }
 
-    /// Gives up the oldest sent entries of each unit beyond ``unconfirmedBoundPerUnit`` that a look missed: they are
-    /// no longer looked for, nor sent again.
+    /// Gives up the oldest sent entries of each unit beyond ``unconfirmedBoundPerUnit`` that a look missed, while the
+    /// journal shows none of this process's entries (`journalShowsNothing`: for ``unshownPatience``): they are no
+    /// longer looked for, nor sent again. A journal that shows some entries and not others is dropping them (its rate
+    /// limit, which can hold a burst back for its whole interval): those are sent again, never given up.
     ///
     /// - Returns: the entries given up, oldest first.
-    mutating func giveUpBeyondBound() -> [PendingDispatch] {
-        guard unconfirmed.count > Self.unconfirmedBoundPerUnit else { return [] }
+    mutating func giveUpBeyondBound(journalShowsNothing: Bool) -> [PendingDispatch] {
+        guard journalShowsNothing, unconfirmed.count > Self.unconfirmedBoundPerUnit else { return [] }
         var counts: [String: Int] = [:]
         var kept: [Unconfirmed] = []
         var givenUp: [PendingDispatch] = []
