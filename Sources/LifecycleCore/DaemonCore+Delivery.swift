@@ -50,8 +50,9 @@ extension DaemonCore {
             return
         }
         let result = outbox.confirm(dispatches, check: check, recovering: isRecovering)
-        // Delivered means delivered: the records are saved without what the journal holds, so that nothing is sent
-        // again at the next start, whatever journal retention removes meanwhile.
+        // Delivered means delivered: the records are saved without what the journal holds on disk (found, then
+        // synced), so that nothing is sent again at the next start, whatever journal retention removes meanwhile,
+        // and a power cut cannot leave a state file ahead of the journal.
         var units: [String] = []
         for dispatch in result.delivered {
             if tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence), units.last != dispatch.unit {
@@ -61,7 +62,11 @@ extension DaemonCore {
         for unit in Set(units).sorted() {
             if let record = tracker.records[unit] { effects.append(.save(record)) }
         }
-        noteJournalShowing(found: result.delivered.count > result.beyondRetention.count)
+        if result.unsynced > 0 {
+            // The driver said why the sync failed; these wait for the next look's sync (docs/journal.md, "A power cut").
+            log(.debug, "\(result.unsynced) dispatches are in the journal but not known durable: kept, looked for again")
+        }
+        noteJournalShowing(found: result.delivered.count > result.beyondRetention.count || result.unsynced > 0)
         for dispatch in result.beyondRetention {
             log(.notice, "Dispatch \(dispatch.sequence) of \(dispatch.unit) is older than the journal's oldest entry: taken as delivered, not sent again")
         }

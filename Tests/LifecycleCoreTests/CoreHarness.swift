@@ -61,6 +61,8 @@ struct CoreHarness {
     var lookUps: [[PendingDispatch]] = []
     /// How many further look-ups find nothing new (journald stalled): each written entry shows only after them.
     var stallLookUps = 0
+    /// Whether a look that finds entries gets the journal synced (``JournalCheck/synced``).
+    var journalSyncs = true
     /// The probes journald wrote; while ``holdProbes`` (a stalled journald) it writes none.
     var probes: Set<UInt64> = []
     var holdProbes = false
@@ -142,7 +144,8 @@ struct CoreHarness {
             if stalled { keys = alreadyJournaled }
             return .lookedUp(dispatches, JournalCheck(
                 found: dispatches.map { keys.contains("\($0.unit)#\($0.sequence)") }, heldSince: journalHeldSince,
-                earlierProcessesDone: earlierProcessesDone, probeFound: !stalled && probe.map(probes.contains) == true
+                earlierProcessesDone: earlierProcessesDone, probeFound: !stalled && probe.map(probes.contains) == true,
+                synced: journalSyncs
             ))
         case .prefetchVersions(let runs): prefetched.append(runs)
         case .readVersion(let unit, _, _):

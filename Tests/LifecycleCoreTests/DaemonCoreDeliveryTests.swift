@@ -59,6 +59,25 @@ struct DaemonCoreDeliveryTests {
         #expect(h.armed[.confirmDelivery] == nil || h.lookUps.count == 1)
     }
 
+    @Test("a dispatch found but not synced stays in its state file and is not sent again; the next synced look delivers it")
+    func foundButNotSynced() throws {
+        var h = try tracking()
+        h.journalSyncs = false
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        let saves = h.saved.count
+        h.fire(.confirmDelivery)
+        #expect(h.saved.count == saves, "no save: the record keeps the dispatch pending")
+        #expect(h.saved.last?.pendingDispatches.count == 1)
+        #expect(h.dispatches() == ["1 launch a"], "found, so not sent again")
+        #expect(h.armed[.confirmDelivery] != nil, "looked for again")
+        #expect(!h.logs.contains { $0.level == .warning }, "the driver says why the sync failed, once")
+        h.journalSyncs = true
+        h.fire(.confirmDelivery)
+        #expect(h.saved.count == saves + 1)
+        #expect(h.saved.last?.pendingDispatches.isEmpty == true)
+        #expect(h.dispatches() == ["1 launch a"])
+    }
+
     @Test("death between save and send: the next start sends the saved entry again, byte for byte, only if missing")
     func deathBetweenSaveAndSend() throws {
         let (first, record) = try diedBeforeTheJournal()
