@@ -168,12 +168,13 @@ extension LifecycleDaemon {
     /// Asks journald to sync and fsyncs its files (``JournalSynchronizer``): whether what a look found may be counted
     /// delivered. A failure, journald's lack of the call and each return to normal are logged once.
     private func syncJournal() -> Bool {
-        let start = Self.now()
+        let start = BusThread.monotonicMicroseconds()
         let outcome = journalSynchronizer.synchronize()
+        let took = BusThread.monotonicMicroseconds() - start
         defer { lastJournalSync = outcome }
         switch outcome {
         case .synced:
-            logger.debug("Synced the journal in \(Self.now() - start) ms")
+            logger.debug("Synced the journal in \(took) µs")
             if let last = lastJournalSync, last != .synced {
                 logger.notice("journald syncs its files again: dispatches found in the journal are delivered")
             }
@@ -187,7 +188,7 @@ extension LifecycleDaemon {
             return true
         case .failed(let reason):
             if case .failed? = lastJournalSync {
-                logger.debug("Failed to sync the journal: \(reason)")
+                logger.debug("Failed to sync the journal: \(reason) (\(took) µs)")
             } else {
                 let message = "Failed to sync the journal (\(reason)): dispatches found in the journal are kept as "
                     + "pending and looked for again until journald syncs them"
