@@ -164,8 +164,8 @@ public struct JournalSynchronizer: Sendable {
 
     // MARK: - The files
 
-    /// fsyncs every journal file of ``directories`` that may hold a recent entry, and the directories themselves (a
-    /// file journald created at its last rotation); nil on success, else the failure. A directory that does not
+    /// fsyncs every journal file of ``directories`` that may hold a recent entry, and each directory changed as
+    /// recently (a file journald created at a rotation); nil on success, else the failure. A directory that does not
     /// exist has nothing to sync.
     func fsyncFiles() -> String? {
         let now = time(nil)
@@ -192,6 +192,10 @@ public struct JournalSynchronizer: Sendable {
                 guard name == "system.journal" || status.st_mtim.tv_sec >= now - Self.recentlyModified else { continue }
                 if fsync(fd) != 0 { return "fsync \(directory)/\(name): \(Self.text(errno))" }
             }
+            // The directory changes only when journald creates, archives or removes a file; an fsync of an unchanged
+            // one would still cost a flush of the device's cache.
+            var status = stat()
+            guard fstat(dirFD, &status) == 0, status.st_mtim.tv_sec >= now - Self.recentlyModified else { continue }
             if fsync(dirFD) != 0 { return "fsync \(directory): \(Self.text(errno))" }
         }
         return nil
