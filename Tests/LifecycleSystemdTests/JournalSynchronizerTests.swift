@@ -7,6 +7,20 @@ import Testing
 /// Varlink's framing as journald speaks it, and the synchronizer against sockets that answer, refuse, stall or are
 /// missing (each a socket of the test's own: journald itself is tested in Tests/Integration/faults.sh).
 struct JournalSynchronizerTests {
+    /// A directory that exists and holds no journal file: the synchronizer asks journald only when the journal has
+    /// a directory on persistent storage.
+    static let scratch: String = {
+        var template = Array("/tmp/lifecycled-scratch.XXXXXX".utf8CString)
+        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    }()
+
+    @Test("a journal without a directory on persistent storage: volatile, nothing asked")
+    func volatileJournal() {
+        let outcome = JournalSynchronizer(socketPath: "/nonexistent/socket", directories: ["/nonexistent/journal"])
+            .synchronize()
+        #expect(outcome == .volatile)
+    }
+
     @Test("a call is one JSON object naming the method, with empty parameters, ended by NUL")
     func callFraming() {
         let bytes = VarlinkMessage.call("io.systemd.Journal.Synchronize")
@@ -105,7 +119,7 @@ struct JournalSynchronizerTests {
     @Test("journald answers: synced, and it was asked exactly the call")
     func answered() throws {
         let server = try FakeJournald(reply: #"{"parameters":{}}"# + "\0")
-        let outcome = JournalSynchronizer(socketPath: server.path, directories: []).synchronize()
+        let outcome = JournalSynchronizer(socketPath: server.path, directories: [Self.scratch]).synchronize()
         server.finish()
         #expect(outcome == .synced)
         #expect(server.received == VarlinkMessage.call("io.systemd.Journal.Synchronize"))
@@ -114,7 +128,7 @@ struct JournalSynchronizerTests {
     @Test("journald answers with an error: failed, saying which")
     func errorReply() throws {
         let server = try FakeJournald(reply: #"{"error":"org.varlink.service.MethodNotFound","parameters":{}}"# + "\0")
-        let outcome = JournalSynchronizer(socketPath: server.path, directories: []).synchronize()
+        let outcome = JournalSynchronizer(socketPath: server.path, directories: [Self.scratch]).synchronize()
         server.finish()
         #expect(outcome == .failed("journald answered org.varlink.service.MethodNotFound"))
     }
@@ -124,7 +138,7 @@ struct JournalSynchronizerTests {
         let server = try FakeJournald(reply: nil)
         var outcome: JournalSynchronizer.Outcome?
         let elapsed = ContinuousClock().measure {
-            outcome = JournalSynchronizer(socketPath: server.path, timeoutMilliseconds: 100, directories: []).synchronize()
+            outcome = JournalSynchronizer(socketPath: server.path, timeoutMilliseconds: 100, directories: [Self.scratch]).synchronize()
         }
         server.finish()
         #expect(outcome == .failed("no answer within 100 ms"))
@@ -133,11 +147,11 @@ struct JournalSynchronizerTests {
 
     @Test("no socket: journald cannot be asked (said, not failed); a socket nobody listens on: failed")
     func missingOrRefused() throws {
-        let missing = JournalSynchronizer(socketPath: "/nonexistent/io.systemd.journal", directories: []).synchronize()
+        let missing = JournalSynchronizer(socketPath: "/nonexistent/io.systemd.journal", directories: [Self.scratch]).synchronize()
         #expect(missing == .unaskable("/nonexistent/io.systemd.journal does not exist"))
         let server = try FakeJournald(reply: nil)
         close(server.fd)  // the socket file stays, as after journald died
-        let refused = JournalSynchronizer(socketPath: server.path, directories: []).synchronize()
+        let refused = JournalSynchronizer(socketPath: server.path, directories: [Self.scratch]).synchronize()
         unlink(server.path)
         rmdir(server.directory)
         guard case .failed = refused else {
@@ -157,7 +171,7 @@ struct JournalSynchronizerTests {
             close(fd)
         }
         let server = try FakeJournald(reply: #"{"parameters":{}}"# + "\0")
-        let outcome = JournalSynchronizer(socketPath: server.path, directories: [directory, directory + "/none"])
+        let outcome = JournalSynchronizer(socketPath: server.path, directories: [directory + "/none", directory])
             .synchronize()
         server.finish()
         #expect(outcome == .synced)

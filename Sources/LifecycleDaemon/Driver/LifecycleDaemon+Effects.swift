@@ -186,6 +186,13 @@ extension LifecycleDaemon {
                 logger.notice("\(message)")
             }
             return true
+        case .volatile:
+            if lastJournalSync != outcome {
+                let message = "The journal is volatile (no /var/log/journal/MACHINE-ID): a power cut takes it whole, "
+                    + "so journald is not asked to sync"
+                logger.info("\(message)")
+            }
+            return true
         case .failed(let reason):
             if case .failed? = lastJournalSync {
                 logger.debug("Failed to sync the journal: \(reason) (\(took) µs)")

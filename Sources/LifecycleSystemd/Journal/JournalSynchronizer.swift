@@ -29,6 +29,9 @@ public struct JournalSynchronizer: Sendable {
         case unaskable(String)
         /// journald did not answer in time, refused, or the files could not be fsync'd: nothing is known durable.
         case failed(String)
+        /// No journal directory on persistent storage: the journal lives in /run, and a power cut takes all of it.
+        /// Nothing was asked: a sync would make nothing durable.
+        case volatile
     }
 
     /// journald's varlink socket (systemd 245 and later).
@@ -58,11 +61,12 @@ public struct JournalSynchronizer: Sendable {
         return ["\(root)/var/log/journal/\(id)"]
     }
 
-    /// Asks journald to sync, then fsyncs the files of ``directories``.
+    /// Asks journald to sync, then fsyncs the files of ``directories``; asks nothing when none of them exists.
     public func synchronize() -> Outcome {
+        guard directories.contains(where: Self.isDirectory) else { return .volatile }
         let answer = call()
         switch answer {
-        case .failed:
+        case .failed, .volatile:
             return answer
         case .synced, .unaskable:
             if let failure = fsyncFiles() { return .failed(failure) }
@@ -199,6 +203,11 @@ public struct JournalSynchronizer: Sendable {
             if fsync(dirFD) != 0 { return "fsync \(directory): \(Self.text(errno))" }
         }
         return nil
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
     }
 
     private static func monotonicMilliseconds() -> Int64 {
