@@ -175,7 +175,7 @@ extension LifecycleDaemon {
         switch outcome {
         case .synced:
             logger.debug("Synced the journal in \(took) µs")
-            if let last = lastJournalSync, last != .synced {
+            if case .failed? = lastJournalSync {
                 logger.notice("journald syncs its files again: dispatches found in the journal are delivered")
             }
             return true
