@@ -7,12 +7,9 @@ import Testing
 /// Varlink's framing as journald speaks it, and the synchronizer against sockets that answer, refuse, stall or are
 /// missing (each a socket of the test's own: journald itself is tested in Tests/Integration/faults.sh).
 struct JournalSynchronizerTests {
-    /// A directory that exists and holds no journal file: the synchronizer asks journald only when the journal has
-    /// a directory on persistent storage.
-    static let scratch: String = {
-        var template = Array("/tmp/lifecycled-scratch.XXXXXX".utf8CString)
-        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-    }()
+    /// A directory that exists: the synchronizer asks journald only when the journal has a directory on persistent
+    /// storage.
+    static let scratch = "/tmp"
 
     @Test("a journal without a directory on persistent storage: volatile, nothing asked")
     func volatileJournal() {
