@@ -13,7 +13,10 @@
 #
 # journald's rate limit is off in the containers and its runtime journal may grow to 4 GB, so that PID 1's journal
 # holds every run. A benchmark: it asserts nothing, and scripts/test does not run it. Needs root, systemd-container
-# and jq. Sizes (environment): BIG_RUNS (10000), SMALL_UNITS (100), SMALL_RUNS (100), READY_LIMIT (s, 200);
+# and jq. HISTORY_PERSISTENT=1 gives journald a persistent journal in a directory of the host's disk (bound to
+# /var/log/journal) instead of the container's tmpfs: each look that finds dispatches then has the journal synced to a
+# real device (docs/journal.md, "A power cut"). Sizes (environment): BIG_RUNS (10000), SMALL_UNITS (100), SMALL_RUNS
+# (100), READY_LIMIT (s, 200);
 # HISTORY_KEEP=1 keeps the runs and dispatches compared, lifecycled's log, and its memory while it recovered
 # (memory.tsv, sampled every 0.2 s), in the work directory it prints.
 set -euo pipefail
@@ -51,9 +54,10 @@ container_install_trap
 # The units, and journald without its rate limit and with room for the whole history.
 prepare_container() {
     c_exec mkdir -p /run/lc-hist /etc/systemd/journald.conf.d /etc/lifecycled
-    printf '[Journal]\nRateLimitIntervalSec=0\nRuntimeMaxUse=4G\nRuntimeMaxFileSize=128M\n' |
+    printf '[Journal]\nRateLimitIntervalSec=0\nRuntimeMaxUse=4G\nRuntimeMaxFileSize=128M\nSystemMaxUse=4G\nSystemMaxFileSize=128M\n' |
         c_exec_stdin tee /etc/systemd/journald.conf.d/lc-history.conf >/dev/null
     c_exec systemctl restart systemd-journald.service
+    [[ -z ${HISTORY_PERSISTENT:-} ]] || c_exec journalctl --flush
     # Each run counts itself; the last one exits 3, which is a success that stops the restarts. ($$ is systemd's
     # escape for $; %n the unit's name.)
     local runner='n=$$(cat /run/lc-hist/%n 2>/dev/null || echo 0); n=$$((n + 1)); echo $$n >/run/lc-hist/%n; [ $$n -lt RUNS ] || exit 3'
@@ -115,7 +119,12 @@ measure() {
     mkdir -p "$work/$label"
     printf 'seconds\tRssAnon_kB\tRssShmem_kB\tRssFile_kB\tVmHWM_kB\n' >"$work/$label/memory.tsv"
     cp "$build/lifecycled" "$build/lifecyclectl" "$work/$label/"
-    container_boot "lc-history-$label-$$" "$work/$label" --bind-ro="$repo:/opt/lifecycled-src" >/dev/null
+    local journal=()
+    if [[ -n ${HISTORY_PERSISTENT:-} ]]; then
+        mkdir -p "$work/$label-journal"
+        journal=(--bind="$work/$label-journal:/var/log/journal")
+    fi
+    container_boot "lc-history-$label-$$" "$work/$label" --bind-ro="$repo:/opt/lifecycled-src" "${journal[@]}" >/dev/null
     prepare_container
     make_history
     sample_state_files

@@ -42,7 +42,10 @@ extension DaemonCore {
     /// The confirmation timer fired, or recovery waits: look for every entry not yet confirmed.
     mutating func lookForUnconfirmed() {
         let (dispatches, probe) = outbox.takeForConfirmation(now: uptime)
-        if !dispatches.isEmpty { effects.append(.lookUp(dispatches, probe: probe)) }
+        // A recovery waits for every round of 16 dispatches to be confirmed: a sync per round (a device flush) made a
+        // day-one history five times slower to READY (docs/PERFORMANCE.md). Its dispatches are made durable by the
+        // first look's sync after it (a sync covers every file journald wrote) or by journald's own.
+        if !dispatches.isEmpty { effects.append(.lookUp(dispatches, probe: probe, sync: !isRecovering)) }
     }
 
     mutating func lookedUp(_ dispatches: [PendingDispatch], check: JournalCheck?) {
@@ -53,8 +56,9 @@ extension DaemonCore {
             return
         }
         let result = outbox.confirm(dispatches, check: check, recovering: isRecovering)
-        // Delivered means delivered: the records are saved without what the journal holds, so that nothing is sent
-        // again at the next start, whatever journal retention removes meanwhile.
+        // Delivered means delivered: the records are saved without what the journal holds on disk (found, then
+        // synced), so that nothing is sent again at the next start, whatever journal retention removes meanwhile,
+        // and a power cut cannot leave a state file ahead of the journal.
         var units: [String] = []
         for dispatch in result.delivered {
             if tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence), units.last != dispatch.unit {
@@ -64,7 +68,11 @@ extension DaemonCore {
         for unit in Set(units).sorted() {
             if let record = tracker.records[unit] { effects.append(.save(record)) }
         }
-        noteJournalShowing(found: result.delivered.count > result.beyondRetention.count)
+        if result.unsynced > 0 {
+            // The driver said why the sync failed; these wait for the next look's sync (docs/journal.md, "A power cut").
+            log(.debug, "\(result.unsynced) dispatches are in the journal but not known durable: kept, looked for again")
+        }
+        noteJournalShowing(found: result.delivered.count > result.beyondRetention.count || result.unsynced > 0)
         giveUpBeyondBound()
         for dispatch in result.beyondRetention {
             log(.notice, "Dispatch \(dispatch.sequence) of \(dispatch.unit) is older than the journal's oldest entry: taken as delivered, not sent again")

@@ -11,8 +11,9 @@ public enum DaemonEffect: Sendable, Equatable {
     /// Send these entries to the journal in order, stopping at the first refusal; answer ``DaemonInput/sent(count:refused:)``.
     case send([PendingDispatch])
     /// Look these entries, and the probe numbered `probe` when there is one, up in lifecycled's own journal entries;
-    /// answer ``DaemonInput/lookedUp(_:_:)``.
-    case lookUp([PendingDispatch], probe: UInt64?)
+    /// when `sync`, have the journal synced after a look that found some (``JournalCheck/synced``); answer
+    /// ``DaemonInput/lookedUp(_:_:)``.
+    case lookUp([PendingDispatch], probe: UInt64?, sync: Bool)
     /// Write a probe entry numbered `number` after the `missing` entries not seen yet (no answer: a failure is logged).
     case writeProbe(UInt64, missing: Int)
     /// Read ahead, in one batch, what the versions of these runs will need, for the ``readVersion(unit:invocationID:source:)``

@@ -101,12 +101,21 @@ public struct JournalCheck: Sendable, Equatable {
     /// Whether the journal holds the probe asked about (``DaemonEffect/writeProbe(_:missing:)``): every entry sent
     /// before it was taken or dropped.
     public var probeFound: Bool
+    /// Whether the entries found are durable: the journal was synced after the look found them, or cannot be asked
+    /// to sync by design (then as durable as journald's `SyncIntervalSec=` makes them). When false, the entries found
+    /// are not delivered yet: they stay in their state files and are looked for again (docs/journal.md, "A power
+    /// cut"). They still count as evidence that journald took everything sent before them.
+    public var synced: Bool
 
-    public init(found: [Bool], heldSince: Milliseconds? = nil, earlierProcessesDone: Bool = false, probeFound: Bool = false) {
+    public init(
+        found: [Bool], heldSince: Milliseconds? = nil, earlierProcessesDone: Bool = false, probeFound: Bool = false,
+        synced: Bool = true
+    ) {
         self.found = found
         self.heldSince = heldSince
         self.earlierProcessesDone = earlierProcessesDone
         self.probeFound = probeFound
+        self.synced = synced
     }
 }
 

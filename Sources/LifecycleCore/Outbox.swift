@@ -11,7 +11,8 @@ import LifecycleEngine
 /// among them, whatever journal retention removed since. While lifecycled runs:
 /// - entries go out in the order they were made, one batch at a time; an entry the journal refuses stops the batch
 ///   and, with everything after it, is tried again a second later;
-/// - a sent entry is looked for in the journal until it is found (``JournalCheck``). journald takes entries in the
+/// - a sent entry is looked for in the journal until it is found (``JournalCheck``), and the journal synced after the
+///   look (found but not known durable, it is looked for again: docs/journal.md, "A power cut"). journald takes entries in the
 ///   order they were sent and may take its time (a stalled or busy journald), so a missing entry is only taken as
 ///   dropped (journald's rate limit) on evidence: an entry sent after it is there (a later dispatch, or a probe
 ///   written after a look that found entries missing), or, for an entry an earlier lifecycled left, PID 1's entry
@@ -45,6 +46,9 @@ struct Outbox: Sendable {
         var waiting = 0
         /// Missing on evidence for the first time: looked for once more before they are taken as dropped.
         var suspected = 0
+        /// Found, but the journal was not synced after the look (``JournalCheck/synced``): not delivered yet, looked
+        /// for again.
+        var unsynced = 0
         /// The probe to write now, after the entries still missing, so that the next look can tell.
         var probe: UInt64?
     }
@@ -244,7 +248,14 @@ struct Outbox: Sendable {
             }
             if found.contains(key) {
                 suspects.remove(key)
-                result.delivered.append(item.dispatch)
+                if check.synced {
+                    result.delivered.append(item.dispatch)
+                } else {
+                    // In journald's file, perhaps only in memory: a power cut could take it from the journal after
+                    // its state file no longer held it.
+                    result.unsynced += 1
+                    still.append(item)
+                }
             } else if let heldSince = check.heldSince, let time = item.sentAt ?? item.dispatch.eventTime,
                 time < heldSince
             {

@@ -1163,6 +1163,52 @@ test_journal_stores_nothing() {
     c_exec systemctl stop "$unit"
 }
 
+# A power cut (docs/journal.md, "A power cut"): a dispatch found in the journal leaves its state file only once
+# journald was asked to sync after the look found it. journald's own timer is set to an hour, so that only
+# lifecycled's calls make it sync, and the journal is moved to /var/log/journal. What this can prove: with the varlink socket answering nothing (a plain file in its
+# place: connect is refused), a dispatch the journal shows stays pending in its state file, is not sent again, and
+# the failure is said once; once the socket is back, the state file drops it, journald's synced stamp
+# (/run/systemd/journal/synced, which only a requested sync writes) moved meanwhile, and the return is said. What it
+# cannot: that the bytes reached the disk. A container shares the host's page cache and cannot cut power, and a
+# SIGKILL of journald proves nothing either (its shared mapping survives it).
+readonly SYNC_DROPIN=/etc/systemd/journald.conf.d/50-lc-sync.conf VARLINK=/run/systemd/journal/io.systemd.journal
+# Puts journald's socket back over the plain file.
+restore_varlink() { c_exec sh -c "[ ! -e $VARLINK.lc-away ] || mv -f $VARLINK.lc-away $VARLINK"; }
+remove_sync_dropin() {
+    c_exec sh -c "[ ! -e $SYNC_DROPIN ] || { rm -f $SYNC_DROPIN && systemctl restart systemd-journald.service; }"
+}
+synced_stamp() { c_exec cat /run/systemd/journal/synced 2>/dev/null || echo none; }
+
+test_delivered_once_synced() {
+    local unit=job-sync.service before
+    c_exec mkdir -p "$(dirname "$SYNC_DROPIN")"
+    printf '[Journal]\nSyncIntervalSec=1h\n' | c_exec_stdin install -m 0644 /dev/stdin "$SYNC_DROPIN"
+    c_exec systemctl restart systemd-journald.service
+    # A journal on persistent storage (the container's /var is a tmpfs, which lifecycled cannot tell): a volatile one
+    # is not synced at all, since a power cut takes it whole.
+    c_exec mkdir -p /var/log/journal
+    c_exec journalctl --flush
+
+    c_exec mv "$VARLINK" "$VARLINK.lc-away"
+    c_exec touch "$VARLINK"
+    c_exec "$CTL" launch "$unit" >/dev/null
+    wait_dispatches "$unit" 1 || fail "$unit's launch is not in the journal"
+    sleep 5 # looks 1, 2 and 4 s after the send: each finds it, none can sync
+    assert_eq 1 "$(pending_count "$unit")" "$unit's dispatches pending while journald cannot be asked to sync"
+    assert_eq 1 "$(dispatch_count "$unit")" "$unit's dispatches in the journal (found, so not sent again)"
+    assert_eq 1 "$(daemon_log_count "Failed to sync the journal (")" "the failure, said once at warning"
+
+    before=$(synced_stamp)
+    restore_varlink
+    wait_for 30 nothing_pending "$unit" || fail "$unit's dispatch still pending once journald answers again"
+    [[ $(synced_stamp) != "$before" ]] || fail "journald's synced stamp did not move: no sync was asked for"
+    assert_eq 1 "$(daemon_log_count "journald syncs its files again")" "the return, said once"
+    assert_eq 1 "$(dispatch_count "$unit")" "$unit's dispatches in the journal"
+    c_exec "$CTL" sleep "$unit" >/dev/null
+    wait_for "$WAIT" nothing_pending "$unit" || fail "$unit's sleep still pending"
+    remove_sync_dropin
+}
+
 # --- 7. bad input --------------------------------------------------------------------------------------------------
 
 # Hostile configuration files, made on the host: NAME<TAB>PATH lines.
@@ -1553,6 +1599,8 @@ recover() {
     restore_unit_file 2>/dev/null || true
     remove_rate_limit 2>/dev/null || true
     remove_notice_dropin 2>/dev/null || true
+    restore_varlink 2>/dev/null || true
+    remove_sync_dropin 2>/dev/null || true
     c_exec systemctl start dbus.socket dbus.service 2>/dev/null || true
     unmount_small_state_fs 2>/dev/null || true
     undo_state_directory_faults 2>/dev/null || true
@@ -1604,6 +1652,8 @@ only "9e. a journal behind at start: a oneshot run PID 1 logged while journald w
     test_journal_behind_at_start
 only "9d. a journald that stores nothing below notice: 60 runs, the state file under 64 KB, said in systemctl status, healed once it stores, counters go on after a restart" \
     test_journal_stores_nothing
+only "9f. a power cut: a dispatch the journal shows stays pending until journald syncs after the look (its varlink socket refused, then back)" \
+    test_delivered_once_synced
 only "10a. a start that ExecCondition= skips, 4 times (once while lifecycled is stopped): no dispatch, no crash" \
     test_skipped_start
 only "10b. a unit PID 1 logs nothing of, restarted twice while lifecycled is stopped: its end unknown, no crash" \

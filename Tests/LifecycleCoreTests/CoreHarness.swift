@@ -78,6 +78,8 @@ struct CoreHarness {
     var lookUps: [[PendingDispatch]] = []
     /// How many further look-ups find nothing new (journald stalled): each written entry shows only after them.
     var stallLookUps = 0
+    /// Whether a look that finds entries gets the journal synced (``JournalCheck/synced``).
+    var journalSyncs = true
     /// The probes journald wrote; while ``holdProbes`` (a stalled journald) it writes none.
     var probes: Set<UInt64> = []
     var holdProbes = false
@@ -153,7 +155,7 @@ struct CoreHarness {
             return .sent(count: batch.count, refused: false)
         case .writeProbe(let number, _):
             if !holdProbes, journalStores { probes.insert(number) }
-        case .lookUp(let dispatches, let probe):
+        case .lookUp(let dispatches, let probe, _):
             if !milestones.contains("leftovers") { milestones.append("leftovers") }
             lookUps.append(dispatches)
             guard journalReadable else { return .lookedUp(dispatches, nil) }
@@ -162,7 +164,8 @@ struct CoreHarness {
             if stalled { keys = alreadyJournaled }
             return .lookedUp(dispatches, JournalCheck(
                 found: dispatches.map { keys.contains("\($0.unit)#\($0.sequence)") }, heldSince: journalHeldSince,
-                earlierProcessesDone: earlierProcessesDone, probeFound: !stalled && probe.map(probes.contains) == true
+                earlierProcessesDone: earlierProcessesDone, probeFound: !stalled && probe.map(probes.contains) == true,
+                synced: journalSyncs
             ))
         case .prefetchVersions(let runs): prefetched.append(runs)
         case .readVersion(let unit, _, _):

@@ -59,6 +59,25 @@ struct DaemonCoreDeliveryTests {
         #expect(h.armed[.confirmDelivery] == nil || h.lookUps.count == 1)
     }
 
+    @Test("a dispatch found but not synced stays in its state file and is not sent again; the next synced look delivers it")
+    func foundButNotSynced() throws {
+        var h = try tracking()
+        h.journalSyncs = false
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        let saves = h.saved.count
+        h.fire(.confirmDelivery)
+        #expect(h.saved.count == saves, "no save: the record keeps the dispatch pending")
+        #expect(h.saved.last?.pendingDispatches.count == 1)
+        #expect(h.dispatches() == ["1 launch a"], "found, so not sent again")
+        #expect(h.armed[.confirmDelivery] != nil, "looked for again")
+        #expect(!h.logs.contains { $0.level == .warning }, "the driver says why the sync failed, once")
+        h.journalSyncs = true
+        h.fire(.confirmDelivery)
+        #expect(h.saved.count == saves + 1)
+        #expect(h.saved.last?.pendingDispatches.isEmpty == true)
+        #expect(h.dispatches() == ["1 launch a"])
+    }
+
     @Test("death between save and send: the next start sends the saved entry again, byte for byte, only if missing")
     func deathBetweenSaveAndSend() throws {
         let (first, record) = try diedBeforeTheJournal()
@@ -383,5 +402,27 @@ struct DaemonCoreDeliveryTests {
         #expect(h.armed[.confirmDelivery] == h.now + 1_000)
         h.fire(.confirmDelivery)
         #expect(h.core.tracker.records[H.unit]?.pendingDispatches.isEmpty == true, "confirmed a second later")
+    }
+
+    @Test("looks while tracking have the journal synced after them; a recovery's looks do not (a sync a round made day one slow)")
+    func syncOnlyWhileTracking() throws {
+        var h = try H()
+        var answer = RecoveryAnswer(history: H.history(DaemonCoreDeliveryTests.cleanRunList(20)))
+        answer.isWholeJournal = true
+        h.recovery = answer
+        h.send(.start)
+        h.send(.listing([]))
+        DaemonCoreDeliveryTests.confirmUntilReady(&h)
+        let recovering = h.performed.compactMap { effect -> Bool? in
+            if case .lookUp(_, _, let sync) = effect { sync } else { nil }
+        }
+        #expect(!recovering.isEmpty && recovering.allSatisfy { !$0 })
+        h.performed = []
+        h.send(.changed(H.snapshot("active", "z", second: 9_000)))
+        h.fire(.confirmDelivery)
+        let tracking = h.performed.compactMap { effect -> Bool? in
+            if case .lookUp(_, _, let sync) = effect { sync } else { nil }
+        }
+        #expect(tracking == [true])
     }
 }

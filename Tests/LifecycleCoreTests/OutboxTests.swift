@@ -94,6 +94,55 @@ struct OutboxTests {
         }
     }
 
+    @Test("found but not synced: not delivered, looked for again (less often), and delivered once a look syncs")
+    func foundUnsynced() {
+        var outbox = Outbox(confirms: true)
+        for sequence: UInt64 in [1, 2] { outbox.enqueue(Self.dispatch(sequence, second: 200)) }
+        #expect(outbox.takeBatch()?.count == 2)
+        _ = outbox.sent(count: 2, refused: false, now: 200_000, uptime: 200_000)
+        var (asked, _) = outbox.takeForConfirmation(now: 201_000)
+        let first = outbox.confirm(asked, check: JournalCheck(found: [true, true], synced: false), recovering: false)
+        #expect(first.delivered.isEmpty)
+        #expect(first.unsynced == 2)
+        #expect(first.dropped.isEmpty && first.suspected == 0 && first.waiting == 0)
+        #expect(first.probe == nil, "found: no probe is needed to tell")
+        #expect(outbox.unconfirmedCount == 2, "both stay in their state files")
+        #expect(outbox.confirmationToArm(now: 201_000, recovering: false) == 202_000)
+        (asked, _) = outbox.takeForConfirmation(now: 202_000)
+        _ = outbox.confirm(asked, check: JournalCheck(found: [true, true], synced: false), recovering: false)
+        #expect(outbox.confirmationToArm(now: 202_000, recovering: false) == 204_000, "backed off like a failed look")
+        (asked, _) = outbox.takeForConfirmation(now: 204_000)
+        #expect(asked.map(\.sequence) == [1, 2])
+        let second = outbox.confirm(asked, check: JournalCheck(found: [true, true]), recovering: false)
+        #expect(second.delivered.map(\.sequence) == [1, 2])
+        #expect(outbox.unconfirmedCount == 0)
+    }
+
+    @Test("found but not synced still proves journald took what was sent before it: a missing earlier one is suspected")
+    func unsyncedIsEvidence() {
+        var outbox = Outbox(confirms: true)
+        for sequence: UInt64 in [1, 2] { outbox.enqueue(Self.dispatch(sequence, second: 200)) }
+        _ = outbox.takeBatch()
+        _ = outbox.sent(count: 2, refused: false, now: 200_000, uptime: 200_000)
+        let (asked, _) = outbox.takeForConfirmation(now: 201_000)
+        let decided = outbox.confirm(asked, check: JournalCheck(found: [false, true], synced: false), recovering: false)
+        #expect(decided.delivered.isEmpty)
+        #expect(decided.unsynced == 1)
+        #expect(decided.suspected == 1)
+    }
+
+    @Test("retention needs no sync: an entry older than the journal is delivered whether or not the look synced")
+    func beyondRetentionUnsynced() {
+        var outbox = Outbox(confirms: true)
+        outbox.adoptLeftovers([Self.dispatch(1)])
+        let (asked, _) = outbox.takeForConfirmation(now: 201_000)
+        let decided = outbox.confirm(
+            asked, check: JournalCheck(found: [false], heldSince: 150_000, synced: false), recovering: false
+        )
+        #expect(decided.delivered.map(\.sequence) == [1])
+        #expect(decided.beyondRetention.map(\.sequence) == [1])
+    }
+
     @Test("a refused write stops the batch: the rest waits, in order, for the retry a second later")
     func refused() {
         var outbox = Outbox(confirms: true)

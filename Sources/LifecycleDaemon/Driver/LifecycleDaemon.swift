@@ -47,6 +47,11 @@ public actor LifecycleDaemon {
     var compactedShards: [String: Int] = [:]
     /// Why the first subscription to systemd failed: ``run()`` stops and throws it.
     var startFailure: (any Error)?
+    /// Makes the journal's files durable before a look counts what it found as delivered (docs/journal.md, "A power
+    /// cut").
+    let journalSynchronizer = JournalSynchronizer(directories: JournalSynchronizer.persistentDirectories())
+    /// How the last synchronization went, so that a failure, or journald's lack of the call, is said once.
+    var lastJournalSync: JournalSynchronizer.Outcome?
     /// The thread of the loop, its bus connections, timers and signals.
     public nonisolated let thread: BusThread
     private nonisolated let ownsThread: Bool
