@@ -1180,7 +1180,10 @@ remove_sync_dropin() {
 synced_stamp() { c_exec cat /run/systemd/journal/synced 2>/dev/null || echo none; }
 
 test_delivered_once_synced() {
-    local unit=job-sync.service before
+    local unit=job-sync.service before failures returns
+    # Earlier tests restart journald while lifecycled runs, and a sync asked meanwhile fails: count from here.
+    failures=$(daemon_log_count "Failed to sync the journal (")
+    returns=$(daemon_log_count "journald syncs its files again")
     c_exec mkdir -p "$(dirname "$SYNC_DROPIN")"
     printf '[Journal]\nSyncIntervalSec=1h\n' | c_exec_stdin install -m 0644 /dev/stdin "$SYNC_DROPIN"
     c_exec systemctl restart systemd-journald.service
@@ -1196,13 +1199,13 @@ test_delivered_once_synced() {
     sleep 5 # looks 1, 2 and 4 s after the send: each finds it, none can sync
     assert_eq 1 "$(pending_count "$unit")" "$unit's dispatches pending while journald cannot be asked to sync"
     assert_eq 1 "$(dispatch_count "$unit")" "$unit's dispatches in the journal (found, so not sent again)"
-    assert_eq 1 "$(daemon_log_count "Failed to sync the journal (")" "the failure, said once at warning"
+    assert_eq $((failures + 1)) "$(daemon_log_count "Failed to sync the journal (")" "the failure, said once at warning"
 
     before=$(synced_stamp)
     restore_varlink
     wait_for 30 nothing_pending "$unit" || fail "$unit's dispatch still pending once journald answers again"
     [[ $(synced_stamp) != "$before" ]] || fail "journald's synced stamp did not move: no sync was asked for"
-    assert_eq 1 "$(daemon_log_count "journald syncs its files again")" "the return, said once"
+    assert_eq $((returns + 1)) "$(daemon_log_count "journald syncs its files again")" "the return, said once"
     assert_eq 1 "$(dispatch_count "$unit")" "$unit's dispatches in the journal"
     c_exec "$CTL" sleep "$unit" >/dev/null
     wait_for "$WAIT" nothing_pending "$unit" || fail "$unit's sleep still pending"
