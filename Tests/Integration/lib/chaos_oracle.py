@@ -877,15 +877,12 @@ class Oracle:
 
     def gap_may_be_unstored(self, unit, k, disp):
         """Whether dispatch number k of `unit`, missing from the journal, may have gone out while journald stored
-        nothing below notice: a window between the first sending of the stored number before it and of the one
-        after it."""
-        sent = {}
-        for d in disp:
-            if d.seq is not None and d.entry.ts is not None:
-                sent[d.seq] = min(sent.get(d.seq, d.entry.ts), d.entry.ts)
-        before = [sent[s] for s in sent if s < k]
-        after = [sent[s] for s in sent if s > k]
-        lo = max(before) if before else float("-inf")
+        nothing below notice: a window between the transition of the stored number before it (LIFECYCLE_TIME: k
+        went out after that transition; a stored copy may be a later sending) and the earliest stored copy of a
+        number after it (k went out before that)."""
+        before = [d.time for d in disp if d.seq is not None and d.seq < k and d.time is not None]
+        after = [d.entry.ts for d in disp if d.seq is not None and d.seq > k and d.entry.ts is not None]
+        lo = max(before) - self.tolerance if before else float("-inf")
         hi = min(after) if after else float("inf")
         if any(ws <= hi and lo <= we for ws, we in self.nostore):
             return self.excuse(unit, "dispatch numbers unseen")
@@ -983,8 +980,8 @@ class Oracle:
             checks = checks[:5]
         if unique and isinstance(state.get("sequence"), int) and state["sequence"] > max(unique) and self.nostore:
             # Its last dispatches may have gone to a journal that stored nothing.
-            last_sent = min(d.entry.ts for d in unique.values() if d.seq == max(unique) and d.entry.ts is not None)
-            if any(we >= last_sent for _ws, we in self.nostore):
+            last = [d.time for d in disp if d.seq == max(unique) and d.time is not None]
+            if last and any(we >= max(last) - self.tolerance for _ws, we in self.nostore):
                 self.excuse(unit, "dispatch numbers unseen")
         if unit in self.unstored_units:
             # Some of its entries may be missing from the journal: the state file counts at least what it shows.
