@@ -546,6 +546,20 @@ class OracleTests(unittest.TestCase):
         o, out = h.judge(state(10, 2, 5, 4, 1), window)
         self.assertIn("lost-begin", self.kinds(o), out)
 
+    def test_a_gap_before_a_later_sending_is_still_bounded_by_the_transition_before_it(self):
+        """Numbers 7 and 8 went to the journal that stored nothing; 5 and 6 (run 3) too, and were sent again after
+        the window: the copies the journal holds went out after it. The gap is still the window's."""
+        h, window, _ = self.nostore_history()
+        for e in h.lines:
+            if e.get("LIFECYCLE_INVOCATION_ID") == INV3:
+                e["__REALTIME_TIMESTAMP"] = str(T0 + 23_000_000)
+        o, out = h.judge(state(10, 2, 5, 4, 1), window)
+        self.assertEqual([], self.kinds(o), out)
+        # A window that closed before run 3's transitions excuses nothing after them.
+        early = [(T0 / 1e6 + 2.0 + oracle.NOSTORE_BEFORE, T0 / 1e6 + 3.0 - oracle.NOSTORE_AFTER, "nostore", "")]
+        o, out = h.judge(state(10, 2, 5, 4, 1), early)
+        self.assertIn("sequence-gap", self.kinds(o), out)
+
     def test_a_run_half_seen_in_a_window_is_judged_by_what_is_seen(self):
         h, window, inv4 = self.nostore_history()
         # PID 1's "Started" of run 4 not stored, its failure (a warning) is; the crash notice (a warning) too.
