@@ -780,8 +780,10 @@ class Oracle:
                 self.violate("time", run.unit, run.inv,
                              "the %s's LIFECYCLE_TIME within %.1f s of PID 1's %s at %s" % (
                                  what, self.tolerance / 1e6, PID1_NAMES[anchor.id], fmt(anchor.ts)),
-                             "%s %s seq %s: %s, %+.3f s" % (d.event, what, d.seq, d.time_text,
-                                                            (d.time - anchor.ts) / 1e6), self.run_lines(run))
+                             "%s %s seq %s: %s, %+.3f s%s" % (
+                                 d.event, what, d.seq, d.time_text, (d.time - anchor.ts) / 1e6,
+                                 " (LIFECYCLE_RUN_END=unknown: taken as unknown, though PID 1 logged it)"
+                                 if d.entry.get("LIFECYCLE_RUN_END") == "unknown" else ""), self.run_lines(run))
 
     def check_premature(self, run, begins, ends):
         for d, anchor, what in [(d, run.begin, "begin") for d in begins] + [(d, run.end, "end") for d in ends]:
