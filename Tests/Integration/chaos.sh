@@ -37,8 +37,9 @@
 #                           runs all along); "all" (default) or "none"
 #   CHAOS_KEEP=1            keep the evidence of passing seeds too
 # Evidence of a failing seed (journal export, state files, archive, samples, disturbance, churn and manual-event logs,
-# the oracle's report) stays in the work directory printed at the end. One seed takes about 100 s (boot, history
-# 20-30 s, install, chaos, settle, oracle), the default run about 3.5 minutes.
+# the oracle's report) stays in the work directory printed at the end. One seed takes about 110 s (boot, history
+# 20-30 s, install, chaos 50-65 s, settle, oracle; up to 3 minutes on a loaded machine, the history then 60-100 s),
+# the default run about 4 minutes.
 # Needs root, systemd-container, jq and python3.
 set -euo pipefail
 
