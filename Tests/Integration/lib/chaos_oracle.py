@@ -899,7 +899,7 @@ class Oracle:
             if len(begins) != 1:
                 prev_run, prev_begin = run, None
                 continue
-            if prev_run is not None and self.nostore_between(prev_run.begin.ts, run.begin.ts):
+            if self.nostore_between(prev_run.begin.ts if prev_run is not None else float("-inf"), run.begin.ts):
                 # A run (or the previous one's end) may be unseen: the journal stored nothing meanwhile.
                 prev_run, prev_begin = run, begins[0]
                 continue

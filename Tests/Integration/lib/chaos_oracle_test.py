@@ -560,6 +560,19 @@ class OracleTests(unittest.TestCase):
         o, out = h.judge(state(10, 2, 5, 4, 1), early)
         self.assertIn("sequence-gap", self.kinds(o), out)
 
+    def test_a_first_run_after_a_window_may_be_a_wake(self):
+        """The unit's first runs went while journald stored nothing: the first run the journal shows is a wake."""
+        h = History()
+        h.pid1(0.0, oracle.STARTING, "lifecycled.service", "aa" * 16).pid1(0.2, oracle.STARTED, "lifecycled.service",
+                                                                           "aa" * 16).tracking(0.2)
+        h.pid1(10.0, oracle.STARTED, inv=INV3).dispatch(10.0, "wake", INV3, seq=3)
+        h.pid1(11.0, oracle.SUCCESS, inv=INV3).dispatch(11.0, "sleep", INV3, seq=4)
+        window = [(T0 / 1e6 + 2.0 + oracle.NOSTORE_BEFORE, T0 / 1e6 + 5.0 - oracle.NOSTORE_AFTER, "nostore", "")]
+        o, out = h.judge(state(4, 1, 2, 2, 0), window)
+        self.assertEqual([], self.kinds(o), out)
+        o, out = h.judge(state(4, 1, 2, 2, 0))
+        self.assertIn("begin-kind", self.kinds(o), out)
+
     def test_a_run_half_seen_in_a_window_is_judged_by_what_is_seen(self):
         h, window, inv4 = self.nostore_history()
         # PID 1's "Started" of run 4 not stored, its failure (a warning) is; the crash notice (a warning) too.
