@@ -114,7 +114,8 @@ dispatches but crash notices (warnings); PID 1's "Failed with result" (a warning
 record's, at most 16 sent dispatches of a unit wait for the journal, older ones are given up. So, and only then:
   lost-begin / lost-end              not demanded when the dispatch may have gone out in a window: one closes after
                                      the transition and opens before lifecycled sent its next stored dispatch of the
-                                     unit (of a later transition; a unit's dispatches go out in order)
+                                     unit (of a later transition; a unit's dispatches go out in order), and within
+                                     30 s of the transition
   invented                           a run PID 1's journal shows no begin of may have dispatches if a window opened
                                      before its first stored entry (at most one begin, at most one end, the end a
                                      crash exactly when PID 1's failure is stored); an end of a run whose end is
@@ -191,6 +192,9 @@ PREMATURE_SLACK_US = 50_000
 # END is logged once the journald that stores again runs (seconds).
 NOSTORE_BEFORE = 2.0
 NOSTORE_AFTER = 0.5
+# How long after a transition lifecycled may still send its dispatch (a backlog after a stall or a restart), for a
+# window to excuse the dispatch's absence (seconds).
+NOSTORE_SEND_LAG = 30.0
 # How many sent dispatches of one unit may wait for the journal to show them (docs/journal.md, "A journal that
 # stores nothing").
 PENDING_BOUND = 16
@@ -498,11 +502,14 @@ class Oracle:
 
     def dispatch_may_be_unstored(self, unit, anchor_us, what):
         """Whether the dispatch of a transition at anchor_us may have gone out while journald stored nothing below
-        notice: a window closes after the transition and opens before the unit's next stored dispatch went out."""
+        notice: a window closes after the transition and opens before the unit's next stored dispatch went out, and
+        within NOSTORE_SEND_LAG s of the transition."""
         if anchor_us is None or not self.nostore:
             return False
         limit = self.next_sent(unit, anchor_us)
-        if any(anchor_us <= we and (limit is None or ws <= limit) for ws, we in self.nostore):
+        lag = anchor_us + NOSTORE_SEND_LAG * 1e6
+        limit = lag if limit is None else min(limit, lag)
+        if any(anchor_us <= we and ws <= limit for ws, we in self.nostore):
             return self.excuse(unit, what)
         return False
 

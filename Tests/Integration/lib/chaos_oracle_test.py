@@ -540,6 +540,15 @@ class OracleTests(unittest.TestCase):
         o, out = h.judge(state(10, 2, 3, 4, 1), window)
         self.assertEqual(["counters"], self.kinds(o), out)
         self.assertIn("expected at least", out)
+        # A window long after a transition does not excuse its dispatch.
+        late = [(T0 / 1e6 + 60.0 + oracle.NOSTORE_BEFORE, T0 / 1e6 + 62.0 - oracle.NOSTORE_AFTER, "nostore", "")]
+        h2 = good()
+        h2.lines = [e for e in h2.lines if e.get("LIFECYCLE_SEQUENCE") != "6"]
+        o, out = h2.judge(state(5, 2, 3, 1, 1), late)
+        self.assertIn("lost-end", self.kinds(o), out)
+        o, out = h2.judge(state(5, 2, 3, 1, 1), [(T0 / 1e6 + 16.0 + oracle.NOSTORE_BEFORE,
+                                                  T0 / 1e6 + 18.0 - oracle.NOSTORE_AFTER, "nostore", "")])
+        self.assertNotIn("lost-end", self.kinds(o), out)
         # A begin lost outside the window is still lost.
         h.lines = [e for e in h.lines if not (e.get("LIFECYCLE_EVENT") == "wake"
                                               and e.get("LIFECYCLE_SEQUENCE") == "9")]
