@@ -8,14 +8,22 @@
 # of watched units (a Restart=always crash loop, a long-running service restarted, stopped, started and killed, a
 # oneshot that sometimes fails, a stream of transient units, a service whose executable is replaced, a oneshot whose
 # ExecCondition= check sometimes skips the start or fails, a service PID 1 logs nothing of (LogLevelMax=notice) that
-# records its own runs in /run/lc-chaos/quiet.log) while a second loop disturbs lifecycled and its world (the first
-# 0.2-1.5 s into its first start; SIGKILL, also during its start-up; restart; stop for 2-5 s; daemon-reload;
-# daemon-reexec; restart of dbus; journald stopped with SIGSTOP for 1-10 s; dbus-daemon stopped with SIGSTOP for 5-20
-# s; the journal rotated and every archived file vacuumed, once the capture holds it all and not before the first
-# start's recovery saved its journal position). Then it settles (disturbances off, lifecycled running, churn stopped,
-# a marker unit's launch and sleep dispatched) and lib/chaos_oracle.py compares every run PID 1 logged (as captured
-# while the journal was written) and every run the quiet unit recorded with lifecycled's dispatches and state files
-# (its docstring lists each check). The oracle's own tests run first.
+# records its own runs in /run/lc-chaos/quiet.log; with "longname", transient units and a template instance whose
+# names are 250 bytes; with "manual", two units driven only by lifecyclectl launch/wake/sleep/track, one every second
+# or so, one in bursts 15-35 s apart) while a second loop disturbs lifecycled and its world (the first 0.2-1.5 s into
+# its first start; SIGKILL, also during its start-up; restart; stop for 2-5 s; daemon-reload; daemon-reexec; restart
+# of dbus; journald stopped with SIGSTOP for 1-10 s; dbus-daemon stopped with SIGSTOP for 5-20 s; the journal rotated
+# and every archived file vacuumed, once the capture holds it all and not before the first start's recovery saved
+# its journal position; "startlag": journald stopped just before lifecycled starts, a watched oneshot run meanwhile,
+# journald going on 1-4 s after the new process exists; "nostore": journald storing nothing below notice
+# (MaxLevelStore=notice) for a few seconds while a oneshot runs 18-27 times, recording its runs itself; "busy":
+# 200-400 transient units started at once while dbus-daemon is stopped). Units systemd unloaded are archived within
+# about half a minute (archive_after_minutes 0). A sampler records each state file's sequence and counters as they
+# change. Then it settles (disturbances off, lifecycled running, churn stopped, a marker unit's launch and sleep
+# dispatched) and lib/chaos_oracle.py compares every run PID 1 logged (as captured while the journal was written),
+# every run the self-recording units recorded and every manual event lifectl was told was accepted with lifecycled's
+# dispatches, its state files and archive, and the samples (its docstring lists each check). The oracle's own tests
+# run first.
 #
 # Usage: Tests/Integration/chaos.sh [--seed N] BUILD_DIR        (the release build: scripts/test passes it)
 # Tunables (environment):
@@ -24,12 +32,14 @@
 #   CHAOS_SECONDS=S         seconds of chaos per seed (default 50), then the settle phase
 #   CHAOS_HISTORY_RUNS=N    runs of lc-chaos-hist.service before lifecycled's first start (default 4000, which PID 1's
 #                           journal holds in two of the slices lifecycled reads it in; 0: none)
-#   CHAOS_DISTURBANCES=L    comma-separated from sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall,vacuum; "all"
-#                           (default) or "none"
+#   CHAOS_DISTURBANCES=L    comma-separated from sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall,vacuum,
+#                           startlag,nostore,busy (drawn by the seed, one at a time) and manual,longname (churn that
+#                           runs all along); "all" (default) or "none"
 #   CHAOS_KEEP=1            keep the evidence of passing seeds too
-# Evidence of a failing seed (journal export, state files, disturbance and churn logs, the oracle's report) stays in
-# the work directory printed at the end. One seed takes about 85 s (boot, history 20-30 s, install, chaos, settle,
-# oracle), the default run about 3 minutes.
+# Evidence of a failing seed (journal export, state files, archive, samples, disturbance, churn and manual-event logs,
+# the oracle's report) stays in the work directory printed at the end. One seed takes about 110 s (boot, history
+# 20-30 s, install, chaos 50-65 s, settle, oracle; up to 3 minutes on a loaded machine, the history then 60-100 s),
+# the default run about 4 minutes.
 # Needs root, systemd-container, jq and python3.
 set -euo pipefail
 
@@ -59,7 +69,7 @@ if [[ -z $seed ]]; then
     seed=$((SRANDOM % 1000000))
 fi
 readonly RUNS=${CHAOS_RUNS:-2} CHAOS_SECONDS=${CHAOS_SECONDS:-50} HISTORY_RUNS=${CHAOS_HISTORY_RUNS:-4000}
-readonly ALL_DISTURBANCES=sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall,vacuum
+readonly ALL_DISTURBANCES=sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall,vacuum,startlag,nostore,busy,manual,longname
 disturbances=${CHAOS_DISTURBANCES:-all}
 [[ $disturbances == all ]] && disturbances=$ALL_DISTURBANCES
 [[ $disturbances == none ]] && disturbances=""
@@ -76,9 +86,12 @@ done
 readonly disturbances
 
 readonly PYTHON=${PYTHON:-/usr/bin/python3}
-readonly UNITS_DIR=/var/lib/lifecycled/units CONFIG=/etc/lifecycled/lifecycled.json
-# Every chaos unit is watched and autotracked; debug level makes lifecycled log its resyncs (for diagnosis).
-readonly CHAOS_CONFIG='{"watch": ["lc-chaos-*.service"], "log_level": "debug"}'
+readonly UNITS_DIR=/var/lib/lifecycled/units ARCHIVE_DIR=/var/lib/lifecycled/archive CONFIG=/etc/lifecycled/lifecycled.json
+# Every chaos unit is watched and autotracked but lc-chaos-job-*, driven only by manual events; a unit systemd
+# unloaded is archived within about half a minute (archive_after_minutes 0), a manual-only one after each restart;
+# debug level makes lifecycled log its resyncs (for diagnosis).
+readonly CHAOS_CONFIG='{"watch": [{"pattern": "lc-chaos-job-*", "autotracking_enabled": false}, "lc-chaos-*.service"],
+    "archive_after_minutes": 0, "log_level": "debug"}'
 readonly WAIT=60 # seconds lifecycled may take to catch up after the chaos (its backlog, its reconciliation)
 readonly INSIDE=/etc/lc-chaos RUN_INSIDE=/run/lc-chaos
 
@@ -120,7 +133,9 @@ write_churn_script() {
 #!/bin/bash
 set -u
 seed=$1
+kinds=,${2:-},
 dir=/run/lc-chaos
+ctl=/opt/lifecycled/bin/lifecyclectl
 say() { printf '%s %s\n' "$EPOCHREALTIME" "$*" >>"$dir/churn.log"; }
 # pause MIN_MS MAX_MS: a seeded random pause.
 pause() { local ms=$(($1 + RANDOM % ($2 - $1 + 1))); sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"; }
@@ -246,8 +261,88 @@ quiet() {
     done
 }
 
+# A unit driven only by manual events (autotracking off; systemd never lists it): launch, wake, sleep or a custom
+# event, each through lifecyclectl, whatever lifecycled is doing. One line per call in manual.log: "START END UNIT
+# EVENT OUTCOME SEQUENCE MESSAGE": OUTCOME ok (exit 0, SEQUENCE the dispatch's number), refused (lifecycled said no,
+# or was not on the bus: nothing recorded) or unknown (a timeout, a lost reply: recorded or not).
+# manual UNIT SEED_OFFSET BUSY: BUSY 1 sends an event every 0.3-1.5 s; 0 sends bursts of 3-6 events 15-35 s apart, so
+# that a restart meanwhile archives the record (archive_after_minutes 0) and the next event must bring it back.
+manual() {
+    RANDOM=$((seed + $2))
+    local u=$1 busy=$3 r ev out rc outcome seqno started n=0 burst=0 i
+    while running; do
+        if ((busy)); then
+            pause 300 1500
+        elif ((burst > 0)); then
+            burst=$((burst - 1))
+            pause 200 800
+        else
+            for ((i = 15 + RANDOM % 21; i > 0; i--)); do running && sleep 1; done
+            burst=$((2 + RANDOM % 4))
+        fi
+        running || break
+        r=$((RANDOM % 10))
+        if ((r < 3)); then ev=launch
+        elif ((r < 5)); then ev=wake
+        elif ((r < 8)); then ev=sleep
+        else ev=tick
+        fi
+        n=$((n + 1))
+        started=$EPOCHREALTIME
+        if [[ $ev == tick ]]; then
+            out=$(timeout 40 $ctl track --verbose "$u" tick "n=$n" 2>&1)
+        else
+            out=$(timeout 40 $ctl $ev --verbose "$u" "n=$n" 2>&1)
+        fi
+        rc=$?
+        seqno=-
+        if ((rc == 0)) && [[ $out =~ dispatched,\ sequence\ ([0-9]+) ]]; then
+            outcome=ok seqno=${BASH_REMATCH[1]}
+        elif ((rc != 0 && rc != 124)) && [[ $out == *"Refused "* || $out == *"is not running"* ||
+            $out == *"Failed to connect"* || $out == *"Too many calls"* ]]; then
+            outcome=refused
+        else
+            outcome=unknown
+        fi
+        out=${out//$'\n'/ }
+        printf '%s %s %s %s %s %s exit %s: %s\n' "$started" "$EPOCHREALTIME" "$u" "$ev" "$outcome" "$seqno" "$rc" \
+            "${out:0:200}" >>$dir/manual.log
+    done
+}
+
+# Names of 250 bytes (systemd allows 255; lifecycled names such a state file <prefix>~<hash>.json): a stream of
+# transient units, and a template instance (an escape in it) restarted, stopped, started and killed.
+longname() {
+    RANDOM=$((seed + 10))
+    local i=0 r code name pad
+    local tpl="lc-chaos-tpl@n\x2d$(printf 'x%.0s' {1..224}).service"
+    while running; do
+        pause 300 1500
+        r=$((RANDOM % 10))
+        if ((r < 4)); then
+            i=$((i + 1))
+            name="lc-chaos-n-$i-"
+            pad=$((250 - ${#name} - 8))
+            name+="$(printf 'y%.0s' $(seq 1 $pad)).service"
+            code=0
+            ((RANDOM % 5 == 0)) && code=2
+            act systemd-run --quiet --unit="$name" /bin/sh -c "sleep 0.$((RANDOM % 4)); exit $code"
+        elif ((r < 6)); then act systemctl restart "$tpl"
+        elif ((r < 8)); then act systemctl stop "$tpl"
+        elif systemctl is-active --quiet "$tpl"; then act systemctl kill -s KILL "$tpl"
+        else act systemctl start "$tpl"
+        fi
+    done
+    act systemctl stop "$tpl"
+}
+
 act systemctl start lc-chaos-loop.service lc-chaos-quiet.service
 long & app & oneshot & transient & loop & cond & quiet &
+if [[ $kinds == *,manual,* ]]; then
+    manual lc-chaos-job-a.service 8 1 &
+    manual lc-chaos-job-b.service 9 0 &
+fi
+[[ $kinds == *,longname,* ]] && longname &
 wait
 act systemctl stop lc-chaos-long.service lc-chaos-app.service lc-chaos-loop.service lc-chaos-quiet.service
 for ((i = 0; i < 300; i++)); do
@@ -267,7 +362,11 @@ write_disturb_script() {
 #!/bin/bash
 set -u
 RANDOM=$1
-IFS=, read -r -a kinds <<<"$2"
+IFS=, read -r -a all <<<"$2"
+kinds=()
+for kind in "${all[@]}"; do
+    [[ $kind == manual || $kind == longname ]] || kinds+=("$kind") # churn, not disturbances
+done
 dir=/run/lc-chaos
 unit=lifecycled.service
 position=/var/lib/lifecycled/journal-position.json
@@ -305,7 +404,8 @@ name_owned() {
 
 # The first disturbance comes 0.2-1.5 s after lifecycled's first start began (the loop starts then): while that
 # start still rebuilds the history from PID 1's journal, or just after.
-first=1
+first=1 busy=0
+mkdir -p /etc/systemd/journald.conf.d
 while [[ ! -e $dir/stop-disturb ]] && ((${#kinds[@]})); do
     if ((first)); then pause 200 1500; else pause 2500 6000; fi
     first=0
@@ -395,6 +495,67 @@ while [[ ! -e $dir/stop-disturb ]] && ((${#kinds[@]})); do
                 journalctl --vacuum-time=1s >/dev/null 2>&1 || detail+=" (vacuum failed)"
             fi
             ;;
+        startlag)
+            # journald stopped just before lifecycled starts: a watched oneshot runs while no lifecycled exists (and,
+            # one time in two, another while it starts); PID 1 logs them before lifecycled's history ends, journald
+            # writes them after. journald goes on 1-4 s after the new process exists.
+            systemctl stop $unit || detail+=" (stop failed)"
+            stalled=$(systemctl show -p MainPID --value systemd-journald.service)
+            ms=$((1000 + RANDOM % 3001)) twice=$((RANDOM % 2))
+            kill -STOP "$stalled"
+            systemctl start lc-chaos-lag.service || detail+=" (lc-chaos-lag.service failed)"
+            systemctl start --no-block $unit || detail+=" (start failed)"
+            for ((i = 0; i < 500; i++)); do
+                pid=$(main_pid)
+                [[ $pid != 0 && $pid != "$old" ]] && break
+                sleep 0.01
+            done
+            ((twice)) && { systemctl start lc-chaos-lag.service || detail+=" (lc-chaos-lag.service failed)"; }
+            detail+=", systemd-journald.service (PID $stalled) stopped until $ms ms after PID $pid began"
+            detail+=" ($((twice + 1)) run(s) of lc-chaos-lag.service)"
+            sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+            kill -CONT "$stalled"
+            wait_up "$old"
+            ;;
+        nostore)
+            # journald stores nothing below notice (MaxLevelStore=notice) for a while: neither PID 1's info entries
+            # nor lifecycled's dispatches. lc-chaos-nostore.service runs 18-27 times meanwhile (more than the 16
+            # dispatches a unit may have waiting), recording its runs itself. This line's START..END is the window.
+            # lifecycled must be ready first (it listens to systemd by then): the oracle demands every run counted.
+            wait_up ""
+            start=$EPOCHREALTIME
+            printf '[Journal]\nMaxLevelStore=notice\n' >/etc/systemd/journald.conf.d/60-lc-chaos-nostore.conf
+            systemctl restart systemd-journald.service || detail+=" (journald restart failed)"
+            n=$((18 + RANDOM % 10))
+            for ((i = 0; i < n; i++)); do
+                systemctl start lc-chaos-nostore.service || detail+=" (run $i failed)"
+                pause 50 250
+            done
+            pause 500 2000
+            rm -f /etc/systemd/journald.conf.d/60-lc-chaos-nostore.conf
+            systemctl restart systemd-journald.service || detail+=" (journald restart failed)"
+            detail+=", $n runs of lc-chaos-nostore.service"
+            wait_up ""
+            ;;
+        busy)
+            # A busy PID 1: 200-400 transient units started at once while dbus-daemon is stopped (systemd-run talks
+            # to PID 1 over its private socket), so that PID 1's signals queue up and are coalesced.
+            stalled=$(systemctl show -p MainPID --value dbus.service)
+            n=$((200 + RANDOM % 201)) busy=$((busy + 1))
+            kill -STOP "$stalled"
+            for ((i = 1; i <= n; i++)); do
+                secs=$((RANDOM % 5)) code=$((RANDOM % 6 == 0 ? 2 : 0))
+                systemd-run --no-block --quiet --unit="lc-chaos-b$busy-$i.service" /bin/sh -c \
+                    "sleep 0.$secs; exit $code" >/dev/null 2>&1 &
+                ((i % 40 == 0)) && wait
+            done
+            wait
+            ms=$((1000 + RANDOM % 4001))
+            sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+            detail+=", $n transient units started while dbus.service (PID $stalled) was stopped, for $ms ms more"
+            kill -CONT "$stalled"
+            wait_up ""
+            ;;
         dbus)
             systemctl restart dbus.service || detail+=" (restart failed)"
             for ((i = 0; i < 300; i++)); do
@@ -413,6 +574,40 @@ touch "$dir/disturbances.log"
 EOF
 }
 
+# The state files as they change (sampler.py): once a second, each unit's sequence and counters whenever they differ
+# from the last sample of it, a JSON line in samples.jsonl, until /run/lc-chaos/stop-sample exists. The oracle checks
+# that none ever goes back (also over a restart, a set-aside file, an archived record brought back).
+write_sampler_script() {
+    cat <<'EOF'
+#!/usr/bin/python3
+import json, os, time
+units, out, stop = "/var/lib/lifecycled/units", "/run/lc-chaos/samples.jsonl", "/run/lc-chaos/stop-sample"
+last = {}
+with open(out, "a") as f:
+    while not os.path.exists(stop):
+        try:
+            names = os.listdir(units)
+        except OSError:
+            names = []
+        for name in names:
+            if not name.endswith(".json"):
+                continue
+            try:
+                with open(os.path.join(units, name)) as g:
+                    data = json.load(g)
+            except (OSError, ValueError):
+                continue
+            st = data.get("state") or {}
+            row = [data.get("sequence")] + [st.get("count_total_" + k) for k in ("launch", "wake", "sleep", "crash")]
+            unit = data.get("unit") or name[:-5]
+            if last.get(unit) != row:
+                last[unit] = row
+                f.write(json.dumps({"t": time.time(), "unit": unit, "values": row}) + "\n")
+        f.flush()
+        time.sleep(1)
+EOF
+}
+
 # --- one seed ------------------------------------------------------------------------------------------------------
 
 lifecycled_active() { [[ $(unit_prop lifecycled.service ActiveState) == active ]]; }
@@ -423,6 +618,7 @@ prepare_inside() {
     write_loop_script >"$out/loop"
     write_churn_script >"$out/churn.sh"
     write_disturb_script >"$out/disturb.sh"
+    write_sampler_script >"$out/sampler.py"
     printf '#!/bin/sh\n# version 1\nexec sleep infinity\n' >"$out/app"
     # 200 runs of the crash loop: 0.2-1.9 s each, one in five a clean exit (then the next run is a wake).
     for ((i = 0; i < 200; i++)); do
@@ -431,11 +627,13 @@ prepare_inside() {
     c_copy "$out/loop" $INSIDE/loop 0755
     c_copy "$out/churn.sh" $INSIDE/churn.sh 0755
     c_copy "$out/disturb.sh" $INSIDE/disturb.sh 0755
+    c_copy "$out/sampler.py" $INSIDE/sampler.py 0755
     c_copy "$out/app" $INSIDE/app 0755
     c_copy "$out/loop.plan" $INSIDE/loop.plan
     c_exec mkdir -p $RUN_INSIDE
     c_exec sh -c "echo '0.1 0' >$RUN_INSIDE/oneshot.next; echo '0 0.1' >$RUN_INSIDE/cond.next
-        echo 0.5 >$RUN_INSIDE/quiet.next; : >>$RUN_INSIDE/quiet.log"
+        echo 0.5 >$RUN_INSIDE/quiet.next; : >>$RUN_INSIDE/quiet.log; : >>$RUN_INSIDE/nostore.log
+        : >>$RUN_INSIDE/manual.log"
     c_exec sh -c "echo $HISTORY_RUNS >$INSIDE/hist.runs"
 }
 
@@ -475,8 +673,8 @@ disturbance_counts() {
 
 # chaos_run SEED: the chaos, the settle phase, the export and the oracle's verdict, for a booted container.
 chaos_run() {
-    local run_seed=$1 out=$work/seed-$1 churn_seed disturb_seed churn_pid disturb_pid install_pid started rc=0
-    mkdir -p "$out/states"
+    local run_seed=$1 out=$work/seed-$1 churn_seed disturb_seed churn_pid disturb_pid install_pid sampler_pid started rc=0
+    mkdir -p "$out/states" "$out/archive"
     RANDOM=$run_seed
     churn_seed=$RANDOM
     disturb_seed=$RANDOM
@@ -490,13 +688,15 @@ chaos_run() {
     install_pid=$!
     wait_for 120 main_pid_known || fail "lifecycled did not start within 120 s: $(cat "$out/install.log")"
     started=$SECONDS
-    c_exec $INSIDE/churn.sh "$churn_seed" >"$out/churn.out" 2>&1 &
+    c_exec $INSIDE/sampler.py >"$out/sampler.out" 2>&1 &
+    sampler_pid=$!
+    c_exec $INSIDE/churn.sh "$churn_seed" "$disturbances" >"$out/churn.out" 2>&1 &
     churn_pid=$!
     c_exec $INSIDE/disturb.sh "$disturb_seed" "$disturbances" >"$out/disturb.out" 2>&1 &
     disturb_pid=$!
     # If this test stops early, both loops must stop too (the container is powered off after it anyway).
-    trap 'c_exec touch '"$RUN_INSIDE/stop-disturb $RUN_INSIDE/stop-churn"' 2>/dev/null || true
-        wait '"$churn_pid $disturb_pid $install_pid"' 2>/dev/null || true' EXIT
+    trap 'c_exec touch '"$RUN_INSIDE/stop-disturb $RUN_INSIDE/stop-churn $RUN_INSIDE/stop-sample"' 2>/dev/null || true
+        wait '"$churn_pid $disturb_pid $install_pid $sampler_pid"' 2>/dev/null || true' EXIT
     sleep "$CHAOS_SECONDS"
 
     # Settle: disturbances off first (the last one finishes, lifecycled is up again), then the churn.
@@ -512,18 +712,24 @@ chaos_run() {
     fi
     c_exec touch $RUN_INSIDE/stop-churn
     wait "$churn_pid" || fail "the churn failed: $(cat "$out/churn.out")"
-    trap - EXIT
     printf '  chaos: %d s; settling\n' $((SECONDS - started))
     # lifecycled handles what systemd tells it in order: once the marker's launch and sleep are out, it has caught up.
     run_marker "lc-chaos-marker-$run_seed.service"
     c_exec journalctl --sync
 
-    sleep 1 # for the capture to take the last entries
+    sleep 1 # for the capture to take the last entries (and the sampler its last sample)
+    c_exec touch $RUN_INSIDE/stop-sample
+    wait "$sampler_pid" || fail "the sampler failed: $(cat "$out/sampler.out")"
+    trap - EXIT
     c_exec systemctl stop chaos-capture.service
     # What was captured and what the journal holds now, each entry once, in the journal's order.
     { c_exec cat $RUN_INSIDE/captured.json; c_exec journalctl --no-pager -o json _PID=1 + SYSLOG_IDENTIFIER=lifecycled; } |
         jq -c -s 'unique_by(.__CURSOR) | sort_by(.__REALTIME_TIMESTAMP | tonumber) | .[]' >"$out/journal.json"
     c_exec tar -C $UNITS_DIR -cf - . | tar -C "$out/states" -xf -
+    c_exec sh -c "if [ -d $ARCHIVE_DIR ]; then tar -C $ARCHIVE_DIR -cf - .; else tar -cf - -T /dev/null; fi" | tar -C "$out/archive" -xf -
+    for log in nostore.log manual.log samples.jsonl; do
+        c_exec cat $RUN_INSIDE/$log >"$out/$log"
+    done
     c_exec cat $RUN_INSIDE/disturbances.log >"$out/disturbances.log"
     c_exec sh -c "cat $RUN_INSIDE/disturb-notes.log 2>/dev/null; true" >"$out/disturb-notes.log"
     c_exec cat $RUN_INSIDE/churn.log >"$out/churn.log"
@@ -534,8 +740,11 @@ chaos_run() {
     printf '  churn: %s actions, %s failed commands; %s\n' "$(grep -c . "$out/churn.log" || true)" \
         "$(grep -c ' failed (exit' "$out/churn.log" || true)" "$(grep 'churn over' "$out/churn.log" | cut -d' ' -f2-)"
 
+    [[ ! -s $out/manual.log ]] || printf '  manual events: %s\n' "$(awk '{ n[$5]++ } END { for (k in n) printf "%s %d ", k, n[k] }' "$out/manual.log")"
     "$PYTHON" "$here/lib/chaos_oracle.py" --journal "$out/journal.json" --states "$out/states" \
-        --disturbances "$out/disturbances.log" --self-logged "$out/quiet.log" >"$out/oracle.txt" 2>&1 || rc=$?
+        --archive "$out/archive" --disturbances "$out/disturbances.log" --self-logged "$out/quiet.log" \
+        --seen-live "$out/nostore.log" --manual "$out/manual.log" --samples "$out/samples.jsonl" \
+        >"$out/oracle.txt" 2>&1 || rc=$?
     printf '  %s\n' "$(grep '^oracle: ' "$out/oracle.txt" || echo "the oracle printed no summary (exit $rc)")"
     if ((rc != 0)); then
         # Each violation with its evidence (PID 1's entries of the run, the dispatches, lifecycled's down times and
@@ -543,7 +752,8 @@ chaos_run() {
         grep -v '^oracle: ' "$out/oracle.txt" | head -n 150 | sed 's/^/  /' >&2
         (($(wc -l <"$out/oracle.txt") <= 151)) || printf '  ... the whole report: %s\n' "$out/oracle.txt" >&2
         fail "seed $run_seed: $(grep -c '^VIOLATION' "$out/oracle.txt" || true) violation(s); evidence in $out" \
-            "(journal.json, states/, disturbances.log, churn.log, quiet.log, oracle.txt); reproduce with CHAOS_SEED=$run_seed CHAOS_RUNS=1"
+            "(journal.json, states/, archive/, samples.jsonl, disturbances.log, churn.log, quiet.log, nostore.log," \
+            "manual.log, oracle.txt); reproduce with CHAOS_SEED=$run_seed CHAOS_RUNS=1"
     fi
 }
 
@@ -578,7 +788,7 @@ for run_seed in "${seeds[@]}"; do
     copy_test_units
     write_config "$CHAOS_CONFIG"
     before=$_tests_failed
-    run_test "seed $run_seed: a first start over $HISTORY_RUNS runs, then $CHAOS_SECONDS s of unit churn and disturbances (${disturbances:-none}): every run PID 1 logged has one begin and one matching end, numbered 1..N in run order, nothing invented, no dispatch for a skipped start; a unit PID 1 logs nothing of judged by its own record; counters, times and reconciled marks right" \
+    run_test "seed $run_seed: a first start over $HISTORY_RUNS runs, then $CHAOS_SECONDS s of unit churn and disturbances (${disturbances:-none}): every run PID 1 logged has one begin and one matching end, numbered 1..N in run order, nothing invented, no dispatch for a skipped start; a unit PID 1 logs nothing of judged by its own record; what a journal storing nothing hid excused only in its window, a unit run there counted exactly; each accepted manual event numbered once and in order; counters, times and reconciled marks right and never going back" \
         chaos_run "$run_seed"
     container_poweroff
     if ((_tests_failed == before)); then

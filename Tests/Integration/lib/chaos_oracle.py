@@ -4,12 +4,15 @@
 are checked against them.
 
 Usage:
-  chaos_oracle.py --journal FILE --states DIR [--units REGEX] [--disturbances FILE] [--tolerance SECONDS]
-                  [--self-logged FILE]...
+  chaos_oracle.py --journal FILE --states DIR [--archive DIR] [--units REGEX] [--disturbances FILE]
+                  [--tolerance SECONDS] [--self-logged FILE]... [--seen-live FILE]... [--manual FILE] [--samples FILE]
 
   --journal       `journalctl -o json` output holding at least PID 1's entries (_PID=1) and lifecycled's
                   (SYSLOG_IDENTIFIER=lifecycled), oldest first
-  --states        a copy of lifecycled's units directory (UNIT.json state files)
+  --states        a copy of lifecycled's units directory (UNIT.json or PREFIX~HASH.json state files, by the unit
+                  each names)
+  --archive       a copy of lifecycled's archive directory (NN.jsonl): a unit without a state file is judged by its
+                  newest (last) record there
   --units         the watched units to check (a Python regex matched against the whole name), default ^lc-chaos-.*
   --disturbances  the chaos suite's disturbance log: "START END KIND DETAIL..." per line, START and END in seconds
                   since the epoch (used to find quiet times and to annotate violations)
@@ -18,6 +21,14 @@ Usage:
                   lines "INVOCATION_ID start UNIT SECONDS" (written at ExecStart=) and "INVOCATION_ID stop UNIT
                   SECONDS SERVICE_RESULT" (at ExecStopPost=), SECONDS since the epoch; may be given more than once.
                   The units named there are judged by these lines alone (see "Units PID 1 logs nothing of")
+  --seen-live     the same lines, of units whose every run went while lifecycled was up and listening (the chaos
+                  suite runs lc-chaos-nostore.service only then): judged like --self-logged, and their state files
+                  must count every run exactly (see "A journal that stores nothing")
+  --manual        the chaos suite's manual events: "START END UNIT EVENT OUTCOME SEQUENCE MESSAGE..." per call, START
+                  and END in seconds since the epoch, OUTCOME ok (lifectl exited 0 and printed SEQUENCE), refused
+                  (nothing recorded) or unknown (a timeout, a lost reply), SEQUENCE "-" unless ok
+  --samples       JSON lines {"t": SECONDS, "unit": UNIT, "values": [sequence, launches, wakes, sleeps, crashes]}:
+                  the state files as sampled while the chaos ran
 
 Prints every violation (class, unit, InvocationID, expected, found, the relevant journal lines), then a summary;
 exits 1 when there is any violation, 2 when the evidence itself is unusable, 0 otherwise.
@@ -94,6 +105,52 @@ run without a "start" line (stopped before its ExecStart= wrote) is never demand
   begin-kind                         the first run begun is a launch, the others wakes (no run failed; an unknown end
                                      is no crash), unless a version changed
 The time, premature and reconciled checks are skipped for them: there is no PID 1 entry to anchor a dispatch to.
+
+A journal that stores nothing (a "nostore" line in --disturbances: journald restarted with MaxLevelStore=notice, then
+without): from 2 s before START (entries may still wait in journald's socket) to 0.5 s after END, journald stores
+none of PID 1's info entries ("Starting", "Started", "Deactivated successfully", "Stopped") and none of lifecycled's
+dispatches but crash notices (warnings); PID 1's "Failed with result" (a warning) and a failed main process's exit
+(a notice) are stored. lifecycled counts on (docs/journal.md, "A journal that stores nothing"): the counters are the
+record's, at most 16 sent dispatches of a unit wait for the journal, older ones are given up. So, and only then:
+  lost-begin / lost-end              not demanded when the dispatch may have gone out in a window: one closes after
+                                     the transition and opens before lifecycled sent its next stored dispatch of the
+                                     unit (of a later transition; a unit's dispatches go out in order), and within
+                                     30 s of the transition
+  invented                           a run PID 1's journal shows no begin of may have dispatches if a window opened
+                                     before its first stored entry (at most one begin, at most one end, the end a
+                                     crash exactly when PID 1's failure is stored); an end of a run whose end is
+                                     not stored is right if a window closed after its last stored entry, and only a
+                                     sleep (a failure would be stored); dispatches of a run PID 1's journal never
+                                     shows are right if each has its LIFECYCLE_TIME in a window (one begin, one end)
+  sequence-gap                       a missing number is excused when a window overlaps the time between the first
+                                     sending of the stored numbers around it
+  begin-kind                         not judged across a window (a run between may be unseen)
+  counters                           for a unit any of this excused: at least what the journal shows, not equal
+Each excuse is counted in the summary. None of this makes the window a free pass: numbers given twice, duplicate
+begins and ends, a crash notice for a clean run, gaps outside a window, counters below the journal's all still fail,
+and two checks need no journal at all:
+  counters (--seen-live)             lc-chaos-nostore.service runs only inside windows, while lifecycled is up and
+                                     no other disturbance is on, and records each run itself: its state file (or
+                                     archived record) must count exactly those runs (wakes = runs begun, sleeps =
+                                     clean stops, no crash, sequence = both), whatever the journal stored
+  counters (pending)                 no state file keeps more than 16 dispatches waiting for the journal
+
+Manual-only units (--manual; autotracking off, systemd never lists them, so lifecycled archives their record after a
+restart and their next event must bring it back):
+  manual-sequence                    the numbers lifectl was told, in call order, strictly increase: never a number
+                                     given again (an archived record not brought back starts again at 1)
+  lost-manual                        every accepted event (exit 0) has its dispatch with that number and event
+  manual-mismatch                    ... of the event accepted with it
+  invented                           every dispatch is an accepted event's, or one whose outcome is unknown, of the
+                                     same event, made between the accepted events numbered around it (each unknown
+                                     call explains one dispatch at most); a refused call explains none
+  sequence checks (d), counters (e)  as for every unit, against the dispatches (a custom event takes a number too)
+Their dispatches carry no InvocationID and belong to no run: the run checks do not apply.
+
+Counters never go back (--samples):
+  went-back                          in each unit's samples, in time order, no sequence or count_total_* is smaller
+                                     than in the sample before; the final state file (or archived record) is at
+                                     least the last sample
 """
 
 import argparse
@@ -130,6 +187,18 @@ QUIET_BEFORE = 0.5
 QUIET_AFTER = 2.0
 # How much earlier than PID 1's entry a dispatch may reach the journal (clock reads of two processes).
 PREMATURE_SLACK_US = 50_000
+# A window in which journald stored nothing below notice (the nostore disturbance, START..END of its line): entries
+# sent up to this long before START may still wait in journald's socket for the journald that stores nothing, and
+# END is logged once the journald that stores again runs (seconds).
+NOSTORE_BEFORE = 2.0
+NOSTORE_AFTER = 0.5
+# How long after a transition lifecycled may still send its dispatch (a backlog after a stall or a restart), for a
+# window to excuse the dispatch's absence (seconds).
+NOSTORE_SEND_LAG = 30.0
+# How many sent dispatches of one unit may wait for the journal to show them (docs/journal.md, "A journal that
+# stores nothing").
+PENDING_BOUND = 16
+COUNTER_FIELDS = ("sequence", "count_total_launch", "count_total_wake", "count_total_sleep", "count_total_crash")
 
 
 def field(entry, name):
@@ -266,10 +335,21 @@ def pid1_line(e):
 
 
 class Oracle:
-    def __init__(self, entries, states, unit_re, disturbances, tolerance_us, self_logged=()):
+    def __init__(self, entries, states, unit_re, disturbances, tolerance_us, self_logged=(), seen_live=(),
+                 manual=(), samples=()):
         self.entries = entries
-        self.self_logged = list(self_logged)  # (inv, "start" or "stop", unit, µs, result or None, line)
+        # (inv, "start" or "stop", unit, µs, result or None, line); the --seen-live units' lines too.
+        self.self_logged = list(self_logged) + list(seen_live)
         self.quiet_units = {line[2] for line in self.self_logged}
+        self.live_units = {line[2] for line in seen_live}
+        self.manual = list(manual)  # dicts: start, end (µs), unit, event, outcome, seq, line; in call order
+        self.manual_units = {c["unit"] for c in self.manual}
+        self.samples = list(samples)  # (µs, unit, [sequence, launch, wake, sleep, crash])
+        # Windows (µs) in which journald stored nothing below notice.
+        self.nostore = [((start - NOSTORE_BEFORE) * 1e6, (end + NOSTORE_AFTER) * 1e6)
+                        for start, end, kind, _detail in disturbances if kind == "nostore"]
+        self.unstored_units = set()  # units some of whose entries may be missing: counters bounded below only
+        self.excused = collections.Counter()  # what a nostore window excused, for the summary
         self.states = states
         self.unit_re = unit_re
         self.disturbances = disturbances
@@ -403,6 +483,49 @@ class Oracle:
                 return (start, end)
         return None
 
+    # --- a journal that stored nothing below notice ---------------------------------------------------------------
+
+    def excuse(self, unit, what):
+        self.unstored_units.add(unit)
+        self.excused[what] += 1
+        return True
+
+    def next_sent(self, unit, after_us):
+        """When lifecycled sent its first stored dispatch of `unit` for a later transition than one at after_us
+        (LIFECYCLE_TIME past it by more than the tolerance), None if it sent none: a unit's dispatches go out in
+        order, so that transition's dispatch went out before."""
+        best = None
+        for d in self.disp_by_unit.get(unit, []):
+            if d.time is not None and d.time > after_us + self.tolerance and d.entry.ts is not None:
+                best = d.entry.ts if best is None else min(best, d.entry.ts)
+        return best
+
+    def dispatch_may_be_unstored(self, unit, anchor_us, what):
+        """Whether the dispatch of a transition at anchor_us may have gone out while journald stored nothing below
+        notice: a window closes after the transition and opens before the unit's next stored dispatch went out, and
+        within NOSTORE_SEND_LAG s of the transition."""
+        if anchor_us is None or not self.nostore:
+            return False
+        limit = self.next_sent(unit, anchor_us)
+        lag = anchor_us + NOSTORE_SEND_LAG * 1e6
+        limit = lag if limit is None else min(limit, lag)
+        if any(anchor_us <= we and ws <= limit for ws, we in self.nostore):
+            return self.excuse(unit, what)
+        return False
+
+    def in_nostore(self, us, slack=0):
+        return us is not None and any(ws - slack <= us <= we + slack for ws, we in self.nostore)
+
+    def nostore_between(self, a_us, b_us):
+        return a_us is not None and b_us is not None and any(ws <= b_us and a_us <= we for ws, we in self.nostore)
+
+    def nostore_lines(self, *times):
+        out = []
+        for ws, we in self.nostore:
+            if any(t is not None and ws - 5e6 <= t <= we + 5e6 for t in times):
+                out.append("journald stored nothing below notice from %s to %s (with slack)" % (fmt(ws), fmt(we)))
+        return out
+
     def quiet(self, e):
         if e.ts is None:
             return False
@@ -510,19 +633,29 @@ class Oracle:
                                  ", ".join("%s seq %s" % (d.event, d.seq) for d in disp), self.run_lines(run))
                 continue
             if run.begin is None:
-                if disp:
+                first = run.entries[0] if run.entries else None
+                if disp and first is not None and first.ts is not None and any(
+                        ws <= first.ts for ws, _we in self.nostore):
+                    # Begun while journald stored nothing below notice: PID 1's "Starting"/"Started" is not in
+                    # the journal, what followed is. At most one begin and one end, the end of the right kind.
+                    self.excuse(run.unit, "runs begun unseen")
+                    self.check_unseen_run(run, begins, ends)
+                elif disp:
                     self.violate("invented", run.unit, run.inv, "no dispatch: PID 1 logged no start of this run",
                                  "%d dispatch(es)" % len(disp), self.run_lines(run))
                 continue
             if not begins:
-                self.violate("lost-begin", run.unit, run.inv, "one launch or wake",
-                             "none", self.run_lines(run))
+                if not self.dispatch_may_be_unstored(run.unit, run.begin.ts, "begins unseen"):
+                    self.violate("lost-begin", run.unit, run.inv, "one launch or wake",
+                                 "none", self.run_lines(run))
             elif len(begins) > 1:
                 self.violate("duplicate-begin", run.unit, run.inv, "one launch or wake",
                              "%d: sequences %s" % (len(begins), ",".join(str(d.seq) for d in begins)),
                              self.run_lines(run))
             if run.end is None:
-                if ends:
+                if ends and self.end_may_be_unstored(run, ends):
+                    pass
+                elif ends:
                     self.violate("invented", run.unit, run.inv, "no end dispatch: PID 1 never logged this run's end",
                                  ", ".join("%s seq %s" % (d.event, d.seq) for d in ends), self.run_lines(run))
             else:
@@ -535,7 +668,8 @@ class Oracle:
                     self.violate("false-sleep" if kind == "crash" else "false-crash", run.unit, run.inv, what,
                                  ", ".join("%s seq %s" % (d.event, d.seq) for d in wrong), self.run_lines(run))
                 if not ends:
-                    self.violate("lost-end", run.unit, run.inv, what, "none", self.run_lines(run))
+                    if not self.dispatch_may_be_unstored(run.unit, run.end.ts, "ends unseen"):
+                        self.violate("lost-end", run.unit, run.inv, what, "none", self.run_lines(run))
                 elif len(ends) > 1:
                     self.violate("duplicate-end", run.unit, run.inv, what + ", once",
                                  "%d: %s" % (len(ends), ", ".join("%s seq %s" % (d.event, d.seq) for d in ends)),
@@ -549,6 +683,34 @@ class Oracle:
             self.check_times(run, begins, [d for d in ends if d.event == run.end_kind] if run.end else [])
             self.check_premature(run, begins, ends if run.end else [])
             self.check_reconciled(run, begins, ends)
+
+    def end_may_be_unstored(self, run, ends):
+        """A run whose end PID 1 logged while journald stored nothing below notice: its clean end ("Deactivated
+        successfully", "Stopped": info) is not in the journal; a failure ("Failed with result": a warning) would be.
+        So one sleep is right, if a window closed after the run's last entry the journal holds."""
+        last = run.entries[-1] if run.entries else None
+        if last is None or last.ts is None or not any(last.ts <= we for _ws, we in self.nostore):
+            return False
+        if len(ends) == 1 and ends[0].event == "sleep":
+            return self.excuse(run.unit, "ends unseen")
+        return False
+
+    def check_unseen_run(self, run, begins, ends):
+        lines = self.run_lines(run) + self.nostore_lines(run.entries[0].ts)
+        if len(begins) > 1:
+            self.violate("duplicate-begin", run.unit, run.inv, "one launch or wake (its begin unseen: the journal "
+                         "stored nothing)", "%d: sequences %s" % (len(begins), ",".join(str(d.seq) for d in begins)),
+                         lines)
+        if len(ends) > 1:
+            self.violate("duplicate-end", run.unit, run.inv, "at most one end", "%d: %s" % (
+                len(ends), ", ".join("%s seq %s" % (d.event, d.seq) for d in ends)), lines)
+        if ends and run.end is not None and any(d.event != run.end_kind for d in ends):
+            self.violate("false-sleep" if run.end_kind == "crash" else "false-crash", run.unit, run.inv,
+                         "a %s (PID 1: %s)" % (run.end_kind, PID1_NAMES[run.end.id]),
+                         ", ".join("%s seq %s" % (d.event, d.seq) for d in ends), lines)
+        elif ends and run.end is None and not self.end_may_be_unstored(run, ends):
+            self.violate("invented", run.unit, run.inv, "no end dispatch: PID 1 never logged this run's end",
+                         ", ".join("%s seq %s" % (d.event, d.seq) for d in ends), lines)
 
     def self_run_lines(self, run):
         lines = list(run.lines)
@@ -569,11 +731,14 @@ class Oracle:
             ends = [d for d in disp if d.event in ENDS]
             lines = self.self_run_lines(run)
             if not begins:
-                if run.start is not None and self.quiet_span(run.start, run.stop):
+                if run.start is not None and self.quiet_span(run.start, run.stop) and \
+                        not self.dispatch_may_be_unstored(run.unit, run.start, "begins unseen"):
                     self.violate("lost-begin", run.unit, run.inv,
                                  "one launch or wake: the run was going at a quiet time (lifecycled ready for %.0f s "
                                  "or more, far from any disturbance)" % QUIET_AFTER_UP, "none", lines)
-                if ends:
+                if ends and not self.dispatch_may_be_unstored(
+                        run.unit, next((t for t in (run.start, run.stop, run.failed_at) if t is not None), None),
+                        "begins unseen"):
                     self.violate("invented", run.unit, run.inv, "no end without the run's begin",
                                  ", ".join("%s seq %s" % (d.event, d.seq) for d in ends), lines)
             elif len(begins) > 1:
@@ -583,7 +748,8 @@ class Oracle:
                 if ends:
                     self.violate("invented", run.unit, run.inv, "no end dispatch: the run never recorded its stop",
                                  ", ".join("%s seq %s" % (d.event, d.seq) for d in ends), lines)
-            elif begins and not ends:
+            elif begins and not ends and not self.dispatch_may_be_unstored(
+                    run.unit, run.stop if run.stop is not None else run.failed_at, "ends unseen"):
                 self.violate("lost-end", run.unit, run.inv,
                              "a sleep (known or LIFECYCLE_RUN_END=unknown): the run began and recorded its stop",
                              "none", lines)
@@ -621,8 +787,10 @@ class Oracle:
                 self.violate("time", run.unit, run.inv,
                              "the %s's LIFECYCLE_TIME within %.1f s of PID 1's %s at %s" % (
                                  what, self.tolerance / 1e6, PID1_NAMES[anchor.id], fmt(anchor.ts)),
-                             "%s %s seq %s: %s, %+.3f s" % (d.event, what, d.seq, d.time_text,
-                                                            (d.time - anchor.ts) / 1e6), self.run_lines(run))
+                             "%s %s seq %s: %s, %+.3f s%s" % (
+                                 d.event, what, d.seq, d.time_text, (d.time - anchor.ts) / 1e6,
+                                 " (LIFECYCLE_RUN_END=unknown: taken as unknown, though PID 1 logged it)"
+                                 if d.entry.get("LIFECYCLE_RUN_END") == "unknown" else ""), self.run_lines(run))
 
     def check_premature(self, run, begins, ends):
         for d, anchor, what in [(d, run.begin, "begin") for d in begins] + [(d, run.end, "end") for d in ends]:
@@ -660,7 +828,14 @@ class Oracle:
 
     def check_unknown_runs(self):
         for (unit, inv), disp in self.disp_by_run.items():
-            if (unit, inv) in self.runs or (unit, inv) in self.self_runs:
+            if (unit, inv) in self.runs or (unit, inv) in self.self_runs or unit in self.manual_units:
+                continue
+            if inv and all(d.event in BEGINS + ENDS and self.in_nostore(d.time, self.tolerance) for d in disp) \
+                    and len([d for d in disp if d.event in BEGINS]) <= 1 \
+                    and len([d for d in disp if d.event in ENDS]) <= 1 and unit not in self.quiet_units:
+                # A run begun and ended while journald stored nothing below notice: PID 1's entries of it are not
+                # in the journal; its dispatches (a crash notice is a warning, a late or repeated one) may be.
+                self.excuse(unit, "runs unseen")
                 continue
             lines = [d.line() for d in disp]
             for d in disp:
@@ -687,6 +862,8 @@ class Oracle:
                              ", ".join("%d x%d" % (s, counts[s]) for s in dups), listing)
             n = max(seqs) if seqs else 0
             missing = [s for s in range(1, n + 1) if s not in counts]
+            if missing and self.nostore:
+                missing = [k for k in missing if not self.gap_may_be_unstored(unit, k, disp)]
             if missing or any(s < 1 for s in seqs):
                 self.violate("sequence-gap", unit, "-", "sequences 1..%d" % n,
                              "missing %s" % ",".join(map(str, missing)) if missing else "numbers below 1", listing)
@@ -707,6 +884,19 @@ class Oracle:
             self.check_begin_kinds(unit)
             self.check_counters(unit, disp)
 
+    def gap_may_be_unstored(self, unit, k, disp):
+        """Whether dispatch number k of `unit`, missing from the journal, may have gone out while journald stored
+        nothing below notice: a window between the transition of the stored number before it (LIFECYCLE_TIME: k
+        went out after that transition; a stored copy may be a later sending) and the earliest stored copy of a
+        number after it (k went out before that)."""
+        before = [d.time for d in disp if d.seq is not None and d.seq < k and d.time is not None]
+        after = [d.entry.ts for d in disp if d.seq is not None and d.seq > k and d.entry.ts is not None]
+        lo = max(before) - self.tolerance if before else float("-inf")
+        hi = min(after) if after else float("inf")
+        if any(ws <= hi and lo <= we for ws, we in self.nostore):
+            return self.excuse(unit, "dispatch numbers unseen")
+        return False
+
     def check_begin_kinds(self, unit):
         if unit in self.quiet_units:
             return self.check_self_logged_begin_kinds(unit)
@@ -715,6 +905,10 @@ class Oracle:
             begins = [d for d in self.disp_by_run.get((unit, run.inv), []) if d.event in BEGINS]
             if len(begins) != 1:
                 prev_run, prev_begin = run, None
+                continue
+            if self.nostore_between(prev_run.begin.ts if prev_run is not None else float("-inf"), run.begin.ts):
+                # A run (or the previous one's end) may be unseen: the journal stored nothing meanwhile.
+                prev_run, prev_begin = run, begins[0]
                 continue
             d = begins[0]
             if prev_run is None:
@@ -740,10 +934,14 @@ class Oracle:
         """The first run lifecycled began is a launch, every later one a wake: no run failed (each recorded
         SERVICE_RESULT=success) and an unknown end is no crash. A launch for a new version is right too; after a run
         that recorded a failure, no begin is judged."""
-        prev_begin = None
+        prev_begin, unknown = None, False
         for run in self.self_by_unit.get(unit, []):
             begins = [d for d in self.disp_by_run.get((unit, run.inv), []) if d.event in BEGINS]
-            if len(begins) == 1:
+            if not begins and self.in_nostore(run.start, 5e6):
+                unknown = True  # its begin may have gone to a journal that stored nothing: the next one is unjudged
+            elif len(begins) == 1 and unknown:
+                prev_begin, unknown = begins[0], False
+            elif len(begins) == 1:
                 d = begins[0]
                 want, why = ("launch", "the first run lifecycled began") if prev_begin is None else (
                     "wake", "no run before it failed")
@@ -786,14 +984,122 @@ class Oracle:
             ("count_total_crash", st.get("count_total_crash"),
              sum(1 for a, b in zip(runs, runs[1:]) if a.end_kind == "crash"), "failed runs PID 1 started again"),
         ]
-        if unit in self.quiet_units:
-            checks = checks[:5]  # PID 1 logs none of its runs, and lifecycled can know only some of them
-        bad = ["%s=%s, expected %s (%s)" % (name, got, want, why) for name, got, want, why in checks if got != want]
+        if unit in self.quiet_units or unit in self.manual_units:
+            # PID 1 logs none of their runs, and lifecycled can know only some of them; a manual-only unit has none.
+            checks = checks[:5]
+        if unique and isinstance(state.get("sequence"), int) and state["sequence"] > max(unique) and self.nostore:
+            # Its last dispatches may have gone to a journal that stored nothing.
+            last = [d.time for d in disp if d.seq == max(unique) and d.time is not None]
+            if last and any(we >= max(last) - self.tolerance for _ws, we in self.nostore):
+                self.excuse(unit, "dispatch numbers unseen")
+        if unit in self.unstored_units:
+            # Some of its entries may be missing from the journal: the state file counts at least what it shows.
+            bad = ["%s=%s, expected at least %s (%s)" % (name, got, want, why) for name, got, want, why in checks
+                   if not isinstance(got, int) or got < want]
+        else:
+            bad = ["%s=%s, expected %s (%s)" % (name, got, want, why) for name, got, want, why in checks if got != want]
+        if unit in self.live_units:
+            # Every run of it went while lifecycled was up and listening: the state file counts each of them,
+            # whatever the journal stored.
+            runs = self.self_by_unit.get(unit, [])
+            started = sum(1 for r in runs if r.start is not None)
+            stopped = sum(1 for r in runs if r.stop is not None and r.result == "success")
+            live = [("count_total_wake", st.get("count_total_wake"), started, "runs the unit recorded"),
+                    ("count_total_sleep", st.get("count_total_sleep"), stopped, "clean stops the unit recorded"),
+                    ("count_total_crash", st.get("count_total_crash"), 0, "no run failed"),
+                    ("sequence", state.get("sequence"), started + stopped, "a begin and an end a run")]
+            bad += ["%s=%s, expected %s (%s)" % (name, got, want, why) for name, got, want, why in live if got != want]
+        pending = len(state.get("pending_dispatches") or [])
+        if pending > PENDING_BOUND:
+            bad.append("%d dispatches waiting for the journal, at most %d" % (pending, PENDING_BOUND))
         if bad:
-            self.violate("counters", unit, "-", "the state file to equal the dispatches and PID 1's runs",
+            self.violate("counters", unit, "-", "the state file to equal the dispatches and PID 1's runs"
+                         + (" (at least)" if unit in self.unstored_units else ""),
                          "; ".join(bad), ["state file: " + json.dumps(
                              {"sequence": state.get("sequence"),
-                              **{k: v for k, v in st.items() if k.startswith("count_total")}}, sort_keys=True)])
+                              **{k: v for k, v in st.items() if k.startswith("count_total")}}, sort_keys=True)]
+                         + self.nostore_lines(*[d.entry.ts for d in disp]))
+
+    # --- manual-only units -----------------------------------------------------------------------------------------
+
+    def check_manual(self):
+        """Each accepted call (exit 0) has its dispatch, numbered as lifectl was told; every dispatch is an accepted
+        call's, or one whose outcome is unknown (a timeout, a lost reply) made between the accepted calls numbered
+        around it; numbers told never go back or repeat. The numbering 1..N and the counters: check_sequences."""
+        for unit in sorted(self.manual_units):
+            calls = [c for c in self.manual if c["unit"] == unit]
+            disp = self.disp_by_unit.get(unit, [])
+            by_seq = collections.defaultdict(list)
+            for d in disp:
+                by_seq[d.seq].append(d)
+            listing = [c["line"] for c in calls if c["outcome"] != "refused"][-30:]
+            last = None
+            for c in calls:
+                if c["outcome"] != "ok":
+                    continue
+                if last is not None and c["seq"] <= last["seq"]:
+                    self.violate("manual-sequence", unit, "-",
+                                 "each accepted event numbered past the one before (never again a number given)",
+                                 "%s told sequence %d after %s told %d" % (c["event"], c["seq"], last["event"],
+                                                                          last["seq"]), [last["line"], c["line"]])
+                last = c
+                found = by_seq.get(c["seq"], [])
+                if not found:
+                    if not (self.nostore_between(c["start"], c["end"]) and self.excuse(unit, "manual events unseen")):
+                        self.violate("lost-manual", unit, "-", "the %s accepted as sequence %d in the journal"
+                                     % (c["event"], c["seq"]), "no dispatch numbered %d" % c["seq"],
+                                     [c["line"]] + [d.line() for d in disp if d.seq is not None
+                                                    and abs(d.seq - c["seq"]) <= 2])
+                elif any(d.event != c["event"] for d in found):
+                    self.violate("manual-mismatch", unit, "-", "dispatch %d to be the %s accepted with that number"
+                                 % (c["seq"], c["event"]), ", ".join(d.event for d in found),
+                                 [c["line"]] + [d.line() for d in found])
+            told = {c["seq"]: i for i, c in enumerate(calls) if c["outcome"] == "ok"}
+            used = set()
+            for k in sorted(k for k in by_seq if k is not None and k not in told):
+                d = by_seq[k][0]
+                lo = max([i for s, i in told.items() if s < k], default=-1)
+                hi = min([i for s, i in told.items() if s > k], default=len(calls))
+                match = next((i for i in range(lo + 1, hi) if i not in used and calls[i]["outcome"] == "unknown"
+                              and calls[i]["event"] == d.event), None)
+                if match is None:
+                    self.violate("invented", unit, "-", "a dispatch only for an accepted event, or one whose outcome "
+                                 "is unknown, made between the accepted events numbered around it",
+                                 "%s seq %d" % (d.event, k), [d.line()] + listing)
+                else:
+                    used.add(match)
+
+    # --- counters never go back --------------------------------------------------------------------------------
+
+    def check_samples(self):
+        """The state files as sampled during the run (and at the end, the archive's record for a unit no longer in
+        units/): no counter and no sequence ever smaller than before."""
+        last = {}
+        for t, unit, values in sorted(self.samples, key=lambda x: x[0]):
+            if not self.unit_re.fullmatch(unit):
+                continue
+            prev = last.get(unit)
+            if prev is not None:
+                back = [f for f, a, b in zip(COUNTER_FIELDS, prev[1], values)
+                        if isinstance(a, int) and isinstance(b, int) and b < a]
+                if back:
+                    self.violate("went-back", unit, "-", "sequence and counters that never go back",
+                                 "%s went back" % ", ".join(back),
+                                 ["sample at %s: %s" % (fmt(prev[0]), prev[1]), "sample at %s: %s" % (fmt(t), values)]
+                                 + self.near_disturbances(t))
+            last[unit] = (t, values)
+        for unit, (t, values) in sorted(last.items()):
+            state = self.states.get(unit)
+            if state is None:
+                continue
+            st = state.get("state", {})
+            now = [state.get("sequence")] + [st.get(f) for f in COUNTER_FIELDS[1:]]
+            back = [f for f, a, b in zip(COUNTER_FIELDS, values, now) if isinstance(a, int) and isinstance(b, int)
+                    and b < a]
+            if back:
+                self.violate("went-back", unit, "-", "the final record at least the last sample",
+                             "%s went back" % ", ".join(back),
+                             ["sample at %s: %s" % (fmt(t), values), "final record: %s" % now])
 
     # --- all -----------------------------------------------------------------------------------------------------
 
@@ -805,12 +1111,14 @@ class Oracle:
         self.check_runs()
         self.check_self_logged_runs()
         self.check_unknown_runs()
+        self.check_manual()
         self.check_sequences()
+        self.check_samples()
 
     def report(self, out):
         order = ["evidence", "skipped-start", "lost-begin", "lost-end", "duplicate-begin", "duplicate-end",
-                 "false-sleep", "false-crash", "invented", "duplicate-sequence", "sequence-gap", "out-of-order",
-                 "counters", "crash-details", "begin-kind", "premature", "time", "not-reconciled", "falsely-reconciled"]
+                 "false-sleep", "false-crash", "invented", "lost-manual", "manual-sequence", "manual-mismatch",
+                 "duplicate-sequence", "sequence-gap", "out-of-order", "counters", "went-back", "crash-details", "begin-kind", "premature", "time", "not-reconciled", "falsely-reconciled"]
         self.violations.sort(key=lambda v: (order.index(v[0]) if v[0] in order else 99, v[1], v[2]))
         for kind, unit, inv, expected, found, lines in self.violations:
             out.write("VIOLATION %s: %s run %s: expected %s; found %s\n" % (kind, unit, inv, expected, found))
@@ -825,6 +1133,11 @@ class Oracle:
         seen = sum(1 for r in self_runs if any(d.event in BEGINS for d in self.disp_by_run.get((r.unit, r.inv), [])))
         visible = sum(1 for r in self_runs if r.start is not None and hasattr(self, "up")
                       and self.quiet_span(r.start, r.stop))
+        outcomes = collections.Counter(c["outcome"] for c in self.manual)
+        out.write("oracle: manual events: %d ok, %d refused, %d unknown; %d samples of state files; %d windows "
+                  "storing nothing below notice, excused: %s\n" % (
+                      outcomes["ok"], outcomes["refused"], outcomes["unknown"], len(self.samples), len(self.nostore),
+                      ", ".join("%s %d" % kv for kv in sorted(self.excused.items())) or "nothing"))
         out.write("oracle: %d runs of %d units (%d failed), %d starts skipped, %d self-logged runs of %d units "
                   "(%d begun, %d at a quiet time), %d dispatches (%d reconciled), %d lifecycled down "
                   "windows, %d bus down windows, %d disturbances; %d violation(s)%s\n" % (
@@ -852,8 +1165,22 @@ def load_journal(path):
     return entries
 
 
-def load_states(directory):
+def load_states(directory, archive=None):
+    """UNIT.json (or PREFIX~HASH.json) state files, by the unit each names; then, for a unit without one, its newest
+    (last) record in the archive's NN.jsonl files."""
     states = {}
+    if archive and os.path.isdir(archive):
+        for name in sorted(os.listdir(archive)):
+            if not name.endswith(".jsonl"):
+                continue
+            with open(os.path.join(archive, name), encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    try:
+                        data = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(data, dict) and data.get("unit"):
+                        states[data["unit"]] = data
     if not directory or not os.path.isdir(directory):
         return states
     for name in sorted(os.listdir(directory)):
@@ -886,6 +1213,42 @@ def load_self_logged(paths):
     return out
 
 
+def load_manual(path):
+    """Lines "START END UNIT EVENT OUTCOME SEQUENCE MESSAGE..." of the chaos suite's manual events, in call order."""
+    out = []
+    if not path:
+        return out
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            parts = line.split(None, 6)
+            if len(parts) < 6 or parts[4] not in ("ok", "refused", "unknown"):
+                continue
+            try:
+                start, end = int(float(parts[0]) * 1e6), int(float(parts[1]) * 1e6)
+            except ValueError:
+                continue
+            seq = int(parts[5]) if parts[5].isdigit() else None
+            outcome = parts[4] if parts[4] != "ok" or seq is not None else "unknown"
+            out.append({"start": start, "end": end, "unit": parts[2], "event": parts[3], "outcome": outcome,
+                        "seq": seq, "line": "manual call: " + line.strip()})
+    return out
+
+
+def load_samples(path):
+    """JSON lines {"t": seconds, "unit": UNIT, "values": [sequence, launch, wake, sleep, crash]}."""
+    out = []
+    if not path:
+        return out
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            try:
+                data = json.loads(line)
+                out.append((int(data["t"] * 1e6), data["unit"], list(data["values"])))
+            except (ValueError, KeyError, TypeError):
+                continue
+    return out
+
+
 def load_disturbances(path):
     out = []
     if not path:
@@ -910,10 +1273,15 @@ def main(argv):
     p.add_argument("--disturbances")
     p.add_argument("--tolerance", type=float, default=0.5)
     p.add_argument("--self-logged", action="append", default=[])
+    p.add_argument("--seen-live", action="append", default=[])
+    p.add_argument("--archive")
+    p.add_argument("--manual")
+    p.add_argument("--samples")
     args = p.parse_args(argv)
-    oracle = Oracle(load_journal(args.journal), load_states(args.states), re.compile(args.units),
+    oracle = Oracle(load_journal(args.journal), load_states(args.states, args.archive), re.compile(args.units),
                     load_disturbances(args.disturbances), int(args.tolerance * 1e6),
-                    load_self_logged(args.self_logged))
+                    load_self_logged(args.self_logged), load_self_logged(args.seen_live),
+                    load_manual(args.manual), load_samples(args.samples))
     oracle.run()
     oracle.report(sys.stdout)
     if any(v[0] == "evidence" for v in oracle.violations):

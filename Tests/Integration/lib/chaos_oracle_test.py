@@ -68,7 +68,7 @@ class History:
         self.lines.append(e)
         return self
 
-    def judge(self, states, disturbances=(), self_logged=()):
+    def judge(self, states, disturbances=(), self_logged=(), seen_live=(), manual=(), samples=()):
         with tempfile.TemporaryDirectory() as d:
             journal = os.path.join(d, "journal.json")
             with open(journal, "w") as f:
@@ -77,8 +77,20 @@ class History:
             selflog = os.path.join(d, "quiet.log")
             with open(selflog, "w") as f:
                 f.write("".join(line + "\n" for line in self_logged))
+            live = os.path.join(d, "nostore.log")
+            with open(live, "w") as f:
+                f.write("".join(line + "\n" for line in seen_live))
+            calls = os.path.join(d, "manual.log")
+            with open(calls, "w") as f:
+                f.write("".join(line + "\n" for line in manual))
+            sampled = os.path.join(d, "samples.jsonl")
+            with open(sampled, "w") as f:
+                f.write("".join(json.dumps({"t": (T0 / 1e6 + t), "unit": u, "values": v}) + "\n"
+                                for t, u, v in samples))
             o = oracle.Oracle(oracle.load_journal(journal), states, re.compile(r"lc-chaos-.*"),
-                              list(disturbances), 500_000, oracle.load_self_logged([selflog]))
+                              list(disturbances), 500_000, oracle.load_self_logged([selflog]),
+                              oracle.load_self_logged([live]), oracle.load_manual(calls),
+                              oracle.load_samples(sampled))
             o.run()
             out = io.StringIO()
             o.report(out)
@@ -502,6 +514,190 @@ class OracleTests(unittest.TestCase):
         # A notice PID 1 may still log (LogLevelMax=notice lets it through) is no run of its own.
         h.pid1(5.5, "f" * 32, QUIET, Q1)
         o, out = h.judge(QUIET_STATE, self_logged=lines)
+        self.assertEqual([], self.kinds(o), out)
+
+    # --- a journald that stores nothing below notice ---------------------------------------------------------------
+
+    def nostore_history(self):
+        """good(), then run 4 (20.0-21.0) while journald stored nothing (window 19.5-22.0): PID 1's info entries of
+        it and its dispatches (seq 7, 8) are not in the journal; run 5 after it is."""
+        h = good()
+        inv4, inv5 = "44" * 16, "45" * 16
+        h.pid1(24.0, oracle.STARTED, inv=inv5).dispatch(24.0, "wake", inv5, seq=9)
+        h.pid1(25.0, oracle.SUCCESS, inv=inv5).dispatch(25.0, "sleep", inv5, seq=10)
+        window = [(T0 / 1e6 + 19.5 + oracle.NOSTORE_BEFORE, T0 / 1e6 + 22.0 - oracle.NOSTORE_AFTER, "nostore", "")]
+        return h, window, inv4
+
+    def test_what_a_journal_storing_nothing_hides_is_excused_only_in_its_window(self):
+        h, window, _ = self.nostore_history()
+        o, out = h.judge(state(10, 2, 5, 4, 1), window)
+        self.assertEqual([], self.kinds(o), out)
+        self.assertIn("dispatch numbers unseen 2", out)
+        # The same gap without the window: lost.
+        o, out = h.judge(state(10, 2, 5, 4, 1))
+        self.assertIn("sequence-gap", self.kinds(o), out)
+        # Counters below what the journal shows are still wrong; above it, right (the unseen run counted).
+        o, out = h.judge(state(10, 2, 3, 4, 1), window)
+        self.assertEqual(["counters"], self.kinds(o), out)
+        self.assertIn("expected at least", out)
+        # A window long after a transition does not excuse its dispatch.
+        late = [(T0 / 1e6 + 60.0 + oracle.NOSTORE_BEFORE, T0 / 1e6 + 62.0 - oracle.NOSTORE_AFTER, "nostore", "")]
+        h2 = good()
+        h2.lines = [e for e in h2.lines if e.get("LIFECYCLE_SEQUENCE") != "6"]
+        o, out = h2.judge(state(5, 2, 3, 1, 1), late)
+        self.assertIn("lost-end", self.kinds(o), out)
+        o, out = h2.judge(state(5, 2, 3, 1, 1), [(T0 / 1e6 + 16.0 + oracle.NOSTORE_BEFORE,
+                                                  T0 / 1e6 + 18.0 - oracle.NOSTORE_AFTER, "nostore", "")])
+        self.assertNotIn("lost-end", self.kinds(o), out)
+        # A begin lost outside the window is still lost.
+        h.lines = [e for e in h.lines if not (e.get("LIFECYCLE_EVENT") == "wake"
+                                              and e.get("LIFECYCLE_SEQUENCE") == "9")]
+        o, out = h.judge(state(10, 2, 5, 4, 1), window)
+        self.assertIn("lost-begin", self.kinds(o), out)
+
+    def test_a_gap_before_a_later_sending_is_still_bounded_by_the_transition_before_it(self):
+        """Numbers 7 and 8 went to the journal that stored nothing; 5 and 6 (run 3) too, and were sent again after
+        the window: the copies the journal holds went out after it. The gap is still the window's."""
+        h, window, _ = self.nostore_history()
+        for e in h.lines:
+            if e.get("LIFECYCLE_INVOCATION_ID") == INV3:
+                e["__REALTIME_TIMESTAMP"] = str(T0 + 23_000_000)
+        o, out = h.judge(state(10, 2, 5, 4, 1), window)
+        self.assertEqual([], self.kinds(o), out)
+        # A window that closed before run 3's transitions excuses nothing after them.
+        early = [(T0 / 1e6 + 2.0 + oracle.NOSTORE_BEFORE, T0 / 1e6 + 3.0 - oracle.NOSTORE_AFTER, "nostore", "")]
+        o, out = h.judge(state(10, 2, 5, 4, 1), early)
+        self.assertIn("sequence-gap", self.kinds(o), out)
+
+    def test_a_first_run_after_a_window_may_be_a_wake(self):
+        """The unit's first runs went while journald stored nothing: the first run the journal shows is a wake."""
+        h = History()
+        h.pid1(0.0, oracle.STARTING, "lifecycled.service", "aa" * 16).pid1(0.2, oracle.STARTED, "lifecycled.service",
+                                                                           "aa" * 16).tracking(0.2)
+        h.pid1(10.0, oracle.STARTED, inv=INV3).dispatch(10.0, "wake", INV3, seq=3)
+        h.pid1(11.0, oracle.SUCCESS, inv=INV3).dispatch(11.0, "sleep", INV3, seq=4)
+        window = [(T0 / 1e6 + 2.0 + oracle.NOSTORE_BEFORE, T0 / 1e6 + 5.0 - oracle.NOSTORE_AFTER, "nostore", "")]
+        o, out = h.judge(state(4, 1, 2, 2, 0), window)
+        self.assertEqual([], self.kinds(o), out)
+        o, out = h.judge(state(4, 1, 2, 2, 0))
+        self.assertIn("begin-kind", self.kinds(o), out)
+
+    def test_a_run_half_seen_in_a_window_is_judged_by_what_is_seen(self):
+        h, window, inv4 = self.nostore_history()
+        # PID 1's "Started" of run 4 not stored, its failure (a warning) is; the crash notice (a warning) too.
+        h.pid1(21.0, oracle.FAILURE, inv=inv4, UNIT_RESULT="exit-code")
+        h.dispatch(21.0, "crash", inv4, seq=8, unit_result="exit-code")
+        o, out = h.judge(state(10, 2, 5, 4, 1), window)
+        self.assertEqual([], self.kinds(o), out)
+        self.assertIn("runs begun unseen 1", out)
+        # A sleep for a failure PID 1 logged is still false; and outside a window the run is invented.
+        h.lines[-1]["LIFECYCLE_EVENT"] = "sleep"
+        o, out = h.judge(state(10, 2, 5, 5, 1), window)
+        self.assertIn("false-sleep", self.kinds(o), out)
+        o, out = h.judge(state(10, 2, 5, 5, 1))
+        self.assertIn("invented", self.kinds(o), out)
+
+    def test_a_unit_seen_live_is_counted_whatever_the_journal_stored(self):
+        """lc-chaos-nostore.service ran three times in the window: no entry of it in the journal, but its state
+        file must count each run."""
+        h = good()
+        live = "lc-chaos-nostore.service"
+        lines = []
+        for i, inv in enumerate(("b1" * 16, "b2" * 16, "b3" * 16)):
+            lines.append("%s start %s %.6f" % (inv, live, T0 / 1e6 + 20 + i))
+            lines.append("%s stop %s %.6f success" % (inv, live, T0 / 1e6 + 20.2 + i))
+        window = [(T0 / 1e6 + 19.5 + oracle.NOSTORE_BEFORE, T0 / 1e6 + 23.0 - oracle.NOSTORE_AFTER, "nostore", "")]
+        states = dict(GOOD_STATE, **state(6, 1, 3, 3, 0, unit=live))
+        o, out = h.judge(states, window, seen_live=lines)
+        self.assertEqual([], self.kinds(o), out)
+        # A run not counted (or counted twice): caught.
+        for wrong in (state(4, 1, 2, 2, 0, unit=live), state(8, 1, 4, 4, 0, unit=live)):
+            o, out = h.judge(dict(GOOD_STATE, **wrong), window, seen_live=lines)
+            self.assertEqual(["counters"], self.kinds(o), out)
+            self.assertIn("runs the unit recorded", out)
+
+    def test_too_many_waiting_dispatches_are_caught(self):
+        st = state(6, 2, 3, 2, 1)
+        st[UNIT]["pending_dispatches"] = [{}] * (oracle.PENDING_BOUND + 1)
+        o, out = good().judge(st)
+        self.assertEqual(["counters"], self.kinds(o), out)
+        self.assertIn("waiting for the journal", out)
+
+    # --- manual-only units ------------------------------------------------------------------------------------------
+
+    JOB = "lc-chaos-job-a.service"
+
+    def manual_history(self):
+        """job-a: launch #1, sleep #2 accepted; a wake refused (lifecycled down); a launch whose outcome is unknown
+        (#3, in the journal); a custom event accepted as #4."""
+        h = good()
+        calls = []
+
+        def call(at, event, outcome, seq=None):
+            calls.append("%.6f %.6f %s %s %s %s exit 0: -" % (T0 / 1e6 + at, T0 / 1e6 + at + 0.1, self.JOB, event,
+                                                              outcome, seq if seq is not None else "-"))
+
+        call(20.0, "launch", "ok", 1)
+        h.dispatch(20.05, "launch", "", unit=self.JOB)
+        call(21.0, "sleep", "ok", 2)
+        h.dispatch(21.05, "sleep", "", unit=self.JOB)
+        call(22.0, "wake", "refused")
+        call(23.0, "launch", "unknown")
+        h.dispatch(23.05, "launch", "", unit=self.JOB)
+        call(24.0, "tick", "ok", 4)
+        h.dispatch(24.05, "tick", "", unit=self.JOB)
+        return h, calls
+
+    def test_manual_events_accepted_and_unknown_pass(self):
+        h, calls = self.manual_history()
+        o, out = h.judge(dict(GOOD_STATE, **state(4, 2, 2, 1, 0, unit=self.JOB)), manual=calls)
+        self.assertEqual([], self.kinds(o), out)
+        self.assertIn("manual events: 3 ok, 1 refused, 1 unknown", out)
+
+    def test_a_manual_number_given_again_is_caught(self):
+        """After a restart the archived record was not brought back: the next launch is #1 again."""
+        h, calls = self.manual_history()
+        calls.append("%.6f %.6f %s launch ok 1 exit 0: -" % (T0 / 1e6 + 30, T0 / 1e6 + 30.1, self.JOB))
+        h.dispatch(30.05, "launch", "", unit=self.JOB, seq=1)
+        o, out = h.judge(dict(GOOD_STATE, **state(1, 1, 1, 0, 0, unit=self.JOB)), manual=calls)
+        self.assertIn("manual-sequence", self.kinds(o), out)
+        self.assertIn("duplicate-sequence", self.kinds(o), out)
+        self.assertIn("counters", self.kinds(o), out)
+
+    def test_a_lost_or_invented_manual_event_is_caught(self):
+        h, calls = self.manual_history()
+        h.lines = [e for e in h.lines if e.get("LIFECYCLE_SEQUENCE") != "2" or e.get("LIFECYCLE_UNIT") != self.JOB]
+        o, out = h.judge(dict(GOOD_STATE, **state(4, 2, 2, 1, 0, unit=self.JOB)), manual=calls)
+        self.assertIn("lost-manual", self.kinds(o), out)
+        # The refused wake recorded after all: a dispatch no accepted or unknown call explains.
+        h, calls = self.manual_history()
+        h.dispatch(24.5, "wake", "", unit=self.JOB)
+        o, out = h.judge(dict(GOOD_STATE, **state(5, 2, 3, 1, 0, unit=self.JOB)), manual=calls)
+        self.assertEqual(["invented"], self.kinds(o), out)
+        self.assertIn("wake seq 5", out)
+
+    # --- counters never go back -------------------------------------------------------------------------------------
+
+    def test_counters_that_go_back_are_caught(self):
+        samples = [(12.5, UNIT, [3, 1, 2, 1, 0]), (14.5, UNIT, [5, 2, 3, 1, 1])]
+        o, out = good().judge(GOOD_STATE, samples=samples)
+        self.assertEqual([], self.kinds(o), out)
+        o, out = good().judge(GOOD_STATE, samples=samples + [(13.5, UNIT, [1, 1, 1, 0, 0])])
+        self.assertEqual(["went-back"], self.kinds(o), out)
+        self.assertIn("sequence, count_total_wake, count_total_sleep went back", out)
+        # The final record below the last sample.
+        o, out = good().judge(GOOD_STATE, samples=samples + [(16.0, UNIT, [7, 2, 3, 2, 1])])
+        self.assertEqual(["went-back"], self.kinds(o), out)
+
+    def test_a_record_in_the_archive_is_read(self):
+        h, calls = self.manual_history()
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "archive"))
+            with open(os.path.join(d, "archive", "3f.jsonl"), "w") as f:
+                f.write(json.dumps(state(2, 1, 1, 1, 0, unit=self.JOB)[self.JOB]) + "\n")
+                f.write(json.dumps(state(4, 2, 2, 1, 0, unit=self.JOB)[self.JOB]) + "\n")
+            states = oracle.load_states(os.path.join(d, "units"), os.path.join(d, "archive"))
+        o, out = h.judge(dict(GOOD_STATE, **states), manual=calls)
         self.assertEqual([], self.kinds(o), out)
 
     # --- a history before lifecycled's first start -------------------------------------------------------------------
