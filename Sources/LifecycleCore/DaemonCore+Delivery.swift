@@ -98,7 +98,8 @@ extension DaemonCore {
         for unit in units.sorted() {
             if let record = tracker.records[unit] { effects.append(.save(record)) }
         }
-        if health.journalGivenUp == 0 || health.degradations[.journal] == nil {
+        // Said at the first; each episode of a journal that shows nothing is said by its degradation anyway.
+        if health.journalGivenUp == 0 {
             log(.warning, "Gave up looking for \(givenUp.count) dispatches the journal took but has not shown: more "
                 + "than \(Outbox.unconfirmedBoundPerUnit) of one unit waited (docs/journal.md, \"A journal that stores nothing\")")
         }
