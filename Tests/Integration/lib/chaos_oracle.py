@@ -686,12 +686,14 @@ class Oracle:
 
     def end_may_be_unstored(self, run, ends):
         """A run whose end PID 1 logged while journald stored nothing below notice: its clean end ("Deactivated
-        successfully", "Stopped": info) is not in the journal; a failure ("Failed with result": a warning) would be.
-        So one sleep is right, if a window closed after the run's last entry the journal holds."""
+        successfully", "Stopped": info) is not in the journal; a failure ("Failed with result": a warning) would be,
+        except while journald restarts at a window's edges, when PID 1's entries of any priority can be lost. So one
+        sleep is right if a window closed after the run's last entry the journal holds, and one crash notice if it
+        was dated within a window."""
         last = run.entries[-1] if run.entries else None
         if last is None or last.ts is None or not any(last.ts <= we for _ws, we in self.nostore):
             return False
-        if len(ends) == 1 and ends[0].event == "sleep":
+        if len(ends) == 1 and (ends[0].event == "sleep" or self.in_nostore(ends[0].time)):
             return self.excuse(run.unit, "ends unseen")
         return False
 

@@ -555,6 +555,19 @@ class OracleTests(unittest.TestCase):
         o, out = h.judge(state(10, 2, 5, 4, 1), window)
         self.assertIn("lost-begin", self.kinds(o), out)
 
+    def test_an_end_pid1_lost_while_journald_restarted_is_excused_only_in_its_window(self):
+        """A run whose failure PID 1 logged while journald restarted into storing nothing below notice: even its
+        warnings can be lost then, so lifecycled's crash notice for it is not invented inside the window."""
+        h = good()
+        inv = "77" * 16
+        h.pid1(20.0, oracle.STARTED, inv=inv).dispatch(20.0, "wake", inv)
+        h.dispatch(20.5, "crash", inv)
+        window = [(T0 / 1e6 + 19.5 + oracle.NOSTORE_BEFORE, T0 / 1e6 + 22.0 - oracle.NOSTORE_AFTER, "nostore", "")]
+        o, out = h.judge(state(9, 2, 4, 2, 2), window)
+        self.assertNotIn("invented", self.kinds(o), out)
+        o, out = h.judge(state(9, 2, 4, 2, 2))
+        self.assertIn("invented", self.kinds(o), out)
+
     def test_a_gap_before_a_later_sending_is_still_bounded_by_the_transition_before_it(self):
         """Numbers 7 and 8 went to the journal that stored nothing; 5 and 6 (run 3) too, and were sent again after
         the window: the copies the journal holds went out after it. The gap is still the window's."""
