@@ -33,39 +33,6 @@ struct SystemdUnitMapperTests {
         return snapshots.flatMap { mapper.map($0).map(\.transition) }
     }
 
-    /// A snapshot of a run that began at monotonic second `began` and changed state at second `changed`.
-    func over(
-        _ state: String, _ id: String, result: String = "success", began: UInt64, changed: UInt64
-    ) -> UnitSnapshot {
-        var snapshot = snap(state, state == "failed" ? "failed" : "dead", id, result: result, at: 1_772_359_200 + changed)
-        snapshot.stateChangeTimestampMonotonic = changed * 1_000_000
-        snapshot.inactiveExitMonotonic = began * 1_000_000
-        return snapshot
-    }
-
-    @Test("a run begun and ended between two snapshots (a busy PID 1 coalesces them) is one run: begun when it left inactive")
-    func coalescedRun() throws {
-        var mapper = SystemdUnitMapper()
-        mapper.baseline(over("inactive", Self.runA, began: 10, changed: 11))
-        let clean = mapper.map(over("inactive", Self.runB, began: 20, changed: 22))
-        #expect(clean.map(\.transition) == [.began, .endedCleanly])
-        #expect(clean.first?.time == 1_772_359_220_000, "the begin at InactiveExitTimestamp")
-        #expect(clean.first?.monotonicMicroseconds == 20_000_000)
-        #expect(clean.last?.time == 1_772_359_222_000)
-        let failed = mapper.map(over("failed", "c" + String(repeating: "0", count: 31), result: "exit-code", began: 30, changed: 31))
-        #expect(failed.map(\.transition).first == .began)
-        #expect(failed.count == 2)
-    }
-
-    @Test("a coalesced start that ExecCondition= skipped, or a snapshot of a run older than what was seen, begins nothing")
-    func coalescedNotARun() {
-        var mapper = SystemdUnitMapper()
-        mapper.baseline(over("inactive", Self.runA, began: 10, changed: 30))
-        #expect(mapper.map(over("inactive", Self.runB, result: "exec-condition", began: 40, changed: 41)).isEmpty)
-        #expect(mapper.map(over("inactive", "d" + String(repeating: "0", count: 31), began: 20, changed: 42)).isEmpty,
-            "left inactive before the state change already seen: not a run between the two")
-    }
-
     @Test("a start of a simple service begins one run, whatever the duplicates")
     func start() {
         let transitions = run([

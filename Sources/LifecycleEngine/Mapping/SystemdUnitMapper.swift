@@ -95,23 +95,15 @@ public struct SystemdUnitMapper: Sendable {
         // 0 means systemd reported no time: such a snapshot cannot be ordered, so it is taken as it comes.
         let stateChange = snapshot.stateChangeTimestampMonotonic
         guard stateChange == 0 || stateChange >= memory.lastStateChange else { return [] }
-        let seenUntil = memory.lastStateChange
         memory.lastStateChange = max(memory.lastStateChange, stateChange)
         var transitions: [RunTransition] = []
-        var begunEarlier: UInt64?
 
         if memory.begun != id, snapshot.isCheckingCondition { memory.checking = id }
         // The check itself failed (an exit status of 255, a signal), which is not a skip: the start failed, as one
         // that fails in ExecStartPre= does.
         var failedCheck = false
         if memory.checking == id, snapshot.hasEnded, case .failed = snapshot.endTransition { failedCheck = true }
-        // A run that began and ended between two snapshots: a busy PID 1 coalesces a unit's changes, and sends only
-        // the latest, over, with an InvocationID never seen. It left the inactive state after everything seen of the
-        // unit; a start that ExecCondition= skipped (Result=exec-condition) is no run.
-        let isUnseenRun = memory.begun != id && memory.checking != id && snapshot.hasEnded && !snapshot.isSkipped
-            && snapshot.inactiveExitMonotonic > seenUntil
-        if isUnseenRun { begunEarlier = snapshot.inactiveExitMonotonic }
-        if memory.begun != id, (snapshot.isRunning && !snapshot.isRestartPending) || failedCheck || isUnseenRun {
+        if memory.begun != id, (snapshot.isRunning && !snapshot.isRestartPending) || failedCheck {
             memory.checking = nil
             memory.begun = id
             memory.begunAt = nil
@@ -136,13 +128,12 @@ public struct SystemdUnitMapper: Sendable {
             }
         }
         return transitions.map {
-            let begun = $0 == .began ? begunEarlier : nil
-            return MappedTransition(
+            MappedTransition(
                 unit: snapshot.name,
                 transition: $0,
                 invocationID: id,
-                time: begun.map { snapshot.time(ofMonotonic: $0) } ?? snapshot.stateChangeTime,
-                monotonicMicroseconds: begun ?? snapshot.stateChangeTimestampMonotonic,
+                time: snapshot.stateChangeTime,
+                monotonicMicroseconds: snapshot.stateChangeTimestampMonotonic,
                 run: $0.endsRun ? snapshot.runRecord : $0 == .began ? snapshot.beginRecord : RunRecord(),
                 awaitsStartup: $0 == .began && snapshot.isActivating
             )
