@@ -71,9 +71,10 @@ public struct UnitTracker: Sendable {
         return mapper.map(snapshot)
     }
 
-    /// Whether neither a record nor a snapshot of `unit` is known: what systemd shows of it next is a first sighting,
-    /// before which its archived record, if any, is restored.
-    public func isUnknown(_ unit: String) -> Bool { records[unit] == nil && !mapper.knows(unit) }
+    /// Whether neither a record nor a run of `unit` is known: what systemd shows of it next is a first sighting, before
+    /// which its archived record, if any, is restored. A unit seen only without an InvocationID (loaded again after a
+    /// daemon-reexec or after it was archived, not started since) counts as unknown: its archive was not asked yet.
+    public func isUnknown(_ unit: String) -> Bool { records[unit] == nil && !mapper.knowsRun(of: unit) }
 
     /// Whether a snapshot of `unit` was seen (its record aside): the mapper remembers its runs.
     public func hasSeen(_ unit: String) -> Bool { mapper.knows(unit) }

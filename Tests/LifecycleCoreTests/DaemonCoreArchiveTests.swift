@@ -86,6 +86,21 @@ struct DaemonCoreArchiveTests {
         #expect(h.archiveExpiredBefore == [nil])
     }
 
+    @Test("archived, then shown loaded without a run (no InvocationID) before it runs again: its run still brings the record back")
+    func shownWithoutRunThenRuns() throws {
+        var h = try afterOneRun(archiveAfterMinutes: 0)
+        h.send(.unitRemoved(H.unit))
+        movePosition(&h)
+        h.fire(.archiveGoneUnits)
+        #expect(h.archive[H.unit]?.sequence == 2)
+        var loaded = H.snapshot("inactive", "a", second: 3_999)
+        loaded.invocationID = ""
+        h.send(.changed(loaded))
+        h.send(.changed(H.snapshot("active", "c", second: 4_000)))
+        #expect(h.dispatches().last == "3 wake c", "numbered and counted after the archive's, not launch #1")
+        #expect(h.core.tracker.records[H.unit]?.state.totalLaunchCount == 1)
+    }
+
     @Test("a unit that comes back before archive_after_minutes stays")
     func returnsInTime() throws {
         var h = try afterOneRun()

@@ -42,6 +42,10 @@ public struct SystemdUnitMapper: Sendable {
     /// True when the unit has been seen, as a baseline or through a transition.
     public func knows(_ unit: String) -> Bool { units[unit] != nil }
 
+    /// True when a run of the unit has been seen (an InvocationID): a unit seen only loaded and never started since
+    /// (no InvocationID) is not, so that its first run still finds its archived record.
+    public func knowsRun(of unit: String) -> Bool { units[unit]?.begun != nil }
+
     /// Forgets what is known of `unit`, which systemd no longer has loaded: a snapshot of it that comes later is a
     /// first sighting (one of a run that has ended shows no transition).
     public mutating func forget(_ unit: String) { units.removeValue(forKey: unit) }
