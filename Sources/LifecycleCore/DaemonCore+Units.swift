@@ -89,7 +89,7 @@ extension DaemonCore {
         let units = caughtUp(listing: listing)
         return RecoveryQuery(
             history: readsManagerJournal ? .sinceLastTracking(orWholeJournal: configuration.historyFromJournal) : .none,
-            catchUp: units.sorted().map { ($0, tracker.records[$0]?.sequence) },
+            catchUp: units.sorted().map { DispatchCatchUp(unit: $0, recordedSequence: tracker.records[$0]?.sequence) },
             endings: readsManagerJournal
                 ? tracker.runsToLookUp(in: listing).map { UnitRunID(unit: $0.unit, invocationID: $0.invocationID) } : [],
             patterns: configuration.watch.map(\.pattern),

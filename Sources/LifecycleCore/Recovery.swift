@@ -20,8 +20,8 @@ public struct RecoveryQuery: Sendable, Equatable {
     }
 
     public var history: HistoryWindow
-    /// Units whose own dispatches to read, with the sequence their record holds (nil: no record; only the newest).
-    public var catchUp: [(unit: String, recordedSequence: UInt64?)]
+    /// Units whose own dispatches to read beyond the sequence their record holds.
+    public var catchUp: [DispatchCatchUp]
     /// Stored runs to look up in PID 1's entries when the history does not say how they ended.
     public var endings: [UnitRunID]
     /// The watched patterns: units the history shows are caught up with too, when watched.
@@ -33,7 +33,7 @@ public struct RecoveryQuery: Sendable, Equatable {
     public var barrier: JournalBarrier?
 
     public init(
-        history: HistoryWindow, catchUp: [(unit: String, recordedSequence: UInt64?)], endings: [UnitRunID],
+        history: HistoryWindow, catchUp: [DispatchCatchUp], endings: [UnitRunID],
         patterns: [UnitPattern] = [], caughtUp: Set<String> = [], barrier: JournalBarrier? = nil
     ) {
         self.history = history
@@ -42,12 +42,6 @@ public struct RecoveryQuery: Sendable, Equatable {
         self.patterns = patterns
         self.caughtUp = caughtUp
         self.barrier = barrier
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.history == rhs.history && lhs.endings == rhs.endings && lhs.patterns == rhs.patterns
-            && lhs.caughtUp == rhs.caughtUp && lhs.barrier == rhs.barrier
-            && lhs.catchUp.elementsEqual(rhs.catchUp) { $0.unit == $1.unit && $0.recordedSequence == $1.recordedSequence }
     }
 }
 

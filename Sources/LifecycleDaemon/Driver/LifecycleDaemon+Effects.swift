@@ -45,14 +45,13 @@ extension LifecycleDaemon {
             let seen = query.barrier.map { lookForBarrier($0, unit: query.run.unit) } ?? false
             return .runJournalRead(query, RunJournalReader(logger: logger).findings(for: query, barrierSeen: seen))
         case .readRecovery(let query):
-            // The barrier first: once the journal shows it, it holds what PID 1 logged before the listing.
-            if let barrier = query.barrier, !lookForBarrier(
-                barrier, fields: JournalProbeEntry.fields(historyBarrier: barrier.number),
-                query: JournalProbeEntry.query(historyBarrier: barrier.number, pid: getpid())
-            ) {
-                return .recovered(.barrierNotSeen)
-            }
-            return .recovered(JournalRecoveryReader(logger: logger, positionFile: positionFile).answer(query))
+            let reader = JournalRecoveryReader(logger: logger, positionFile: positionFile)
+            return .recovered(reader.answer(query) { barrier in
+                lookForBarrier(
+                    barrier, fields: JournalProbeEntry.fields(historyBarrier: barrier.number),
+                    query: JournalProbeEntry.query(historyBarrier: barrier.number, pid: getpid())
+                )
+            })
         case .readJournalTail:
             return .journalTailRead(JournalRecoveryReader(logger: logger, positionFile: positionFile).tail())
         case .saveJournalPosition(let position):
