@@ -740,12 +740,14 @@ test_vanished_state_dir() {
 # --- 5. truncated state file ---------------------------------------------------------------------------------------
 
 test_truncated_state_file() {
-    local unit=lc-sleep@trunc.service size half aside entry expected
+    local unit=lc-sleep@trunc.service size half aside entry expected totals
     c_exec systemctl start "$unit"
     wait_dispatches "$unit" 1
     c_exec systemctl stop "$unit"
     wait_dispatches "$unit" 2
     c_exec systemctl stop lifecycled.service
+    totals=$(state "$unit" '.run_totals | tostring')
+    [[ $(state "$unit" '.run_totals.startups // 0') -ge 1 ]] || fail "no start-up counted in the run totals: $totals"
     size=$(c_exec stat -c %s "$UNITS_DIR/$unit.json")
     half=$((size / 2))
     c_exec truncate -s "$half" "$UNITS_DIR/$unit.json"
@@ -760,6 +762,8 @@ test_truncated_state_file() {
     # Rebuilt from the unit's own dispatches in the journal: its launch and its sleep.
     assert_eq "2 1 1" "$(state "$unit" '"\(.sequence) \(.state.count_total_launch) \(.state.count_total_sleep)"')" \
         "rebuilt state: sequence, launches, sleeps"
+    # Its run totals too, from the runs its dispatches carry: the Prometheus counters go on, not from 0.
+    assert_eq "$totals" "$(state "$unit" '.run_totals | tostring')" "rebuilt run totals"
     entry=$(last_daemon_log "$aside")
     [[ -n $entry ]] || fail "no log line names $aside"
     assert_json_field "$entry" PRIORITY 4
