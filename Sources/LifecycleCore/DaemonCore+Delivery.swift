@@ -25,6 +25,7 @@ extension DaemonCore {
             health.journalRefusals += 1
             log(.error, "The journal refused a dispatch; it is kept and sent again")
             effects.append(.arm(.retryDelivery, at: retryAt))
+            giveUpRefusedBeyondBound()
         } else if let count = outbox.takeRecoveredCount() {
             log(.notice, "The journal took the \(count) dispatches it had refused")
         }
@@ -59,15 +60,7 @@ extension DaemonCore {
         // Delivered means delivered: the records are saved without what the journal holds on disk (found, then
         // synced), so that nothing is sent again at the next start, whatever journal retention removes meanwhile,
         // and a power cut cannot leave a state file ahead of the journal.
-        var units: [String] = []
-        for dispatch in result.delivered {
-            if tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence), units.last != dispatch.unit {
-                units.append(dispatch.unit)
-            }
-        }
-        for unit in Set(units).sorted() {
-            if let record = tracker.records[unit] { effects.append(.save(record)) }
-        }
+        removeFromRecords(result.delivered)
         if result.unsynced > 0 {
             // The driver said why the sync failed; these wait for the next look's sync (docs/journal.md, "A power cut").
             log(.debug, "\(result.unsynced) dispatches are in the journal but not known durable: kept, looked for again")
@@ -85,24 +78,46 @@ extension DaemonCore {
         reportRecoveryProgress()
     }
 
+    /// Takes `dispatches` (delivered, or given up) out of their units' records, and saves each record changed.
+    private mutating func removeFromRecords(_ dispatches: [PendingDispatch]) {
+        var units: Set<String> = []
+        for dispatch in dispatches where tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence) {
+            units.insert(dispatch.unit)
+        }
+        for unit in units.sorted() {
+            if let record = tracker.records[unit] { effects.append(.save(record)) }
+        }
+    }
+
     /// Gives up the oldest sent dispatches of a unit beyond the outbox's bound once the journal has shown none of
     /// lifecycled's entries for a minute, so that no state file grows while it does not: the record keeps its
     /// counters, not those entries.
     private mutating func giveUpBeyondBound() {
         let givenUp = outbox.giveUpBeyondBound(journalShowsNothing: health.degradations[.journal] != nil)
         guard !givenUp.isEmpty else { return }
-        var units: Set<String> = []
-        for dispatch in givenUp where tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence) {
-            units.insert(dispatch.unit)
-        }
-        for unit in units.sorted() {
-            if let record = tracker.records[unit] { effects.append(.save(record)) }
-        }
+        removeFromRecords(givenUp)
         // Said at the first; each episode of a journal that shows nothing is said by its degradation anyway.
         if health.journalGivenUp == 0 {
             log(.warning, "Gave up looking for \(givenUp.count) dispatches the journal took but has not shown: more "
                 + "than \(Outbox.unconfirmedBoundPerUnit) of one unit waited (docs/journal.md, \"A journal that stores nothing\")")
         }
+        health.journalGivenUp += givenUp.count
+    }
+
+    /// Gives up the oldest dispatches of a unit beyond the outbox's bound that wait to be sent once the journal has
+    /// refused them for a minute, so that no state file grows while it does: the record keeps its counters, not those
+    /// entries. Said at warning, and as the journal's degradation until a look finds lifecycled's entries again.
+    private mutating func giveUpRefusedBeyondBound() {
+        let givenUp = outbox.giveUpRefusedBeyondBound(now: uptime)
+        guard !givenUp.isEmpty else { return }
+        if health.degradations[.journal] == nil, let since = outbox.refusingSince {
+            health.degradations.begin(.journal, reason: "the journal refuses lifecycled's entries", now: now - (uptime - since))
+            showStatusAgain()
+        }
+        removeFromRecords(givenUp)
+        log(.warning, "Gave up \(givenUp.count) dispatches the journal has refused for over "
+            + "\(Outbox.unshownPatience / 1_000) s: each unit's state file keeps at most "
+            + "\(Outbox.unconfirmedBoundPerUnit) of them (docs/journal.md, \"A journal that stores nothing\")")
         health.journalGivenUp += givenUp.count
     }
 

@@ -82,6 +82,8 @@ struct Outbox: Sendable {
     private(set) var isWaitingForRetry = false
     /// Entries sent since the journal last refused one (for one log line once it takes them all).
     private(set) var sentSinceRefusal: Int?
+    /// When the journal began refusing entries, until it takes them all again.
+    private(set) var refusingSince: Uptime?
     /// Sent entries, in the order they were sent (an earlier process's first), until the journal is seen to hold them.
     private(set) var unconfirmed: [Unconfirmed] = []
     private var lastLook: Uptime?
@@ -148,6 +150,7 @@ struct Outbox: Sendable {
             return (taken, nil)
         }
         sentSinceRefusal = sentSinceRefusal ?? 0
+        refusingSince = refusingSince ?? uptime
         queued.insert(contentsOf: rest, at: 0)
         isWaitingForRetry = true
         return (taken, uptime + Self.retryDelay)
@@ -175,6 +178,31 @@ struct Outbox: Sendable {
         }
         guard !givenUp.isEmpty else { return [] }
         unconfirmed = kept.reversed()
+        return givenUp.reversed()
+    }
+
+    /// Gives up the oldest entries of each unit beyond ``unconfirmedBoundPerUnit`` that wait to be sent, once the
+    /// journal has refused entries for ``unshownPatience`` (journald and its sockets stopped, say): each waiting entry
+    /// is about 3 KB of its unit's state file, so that the file stays bounded however long the journal refuses. They
+    /// never reach the journal; the records keep their counters.
+    ///
+    /// - Returns: the entries given up, oldest first.
+    mutating func giveUpRefusedBeyondBound(now: Uptime) -> [PendingDispatch] {
+        guard let since = refusingSince, now - since >= Self.unshownPatience, queued.count > Self.unconfirmedBoundPerUnit
+        else { return [] }
+        var counts: [String: Int] = [:]
+        var kept: [PendingDispatch] = []
+        var givenUp: [PendingDispatch] = []
+        for dispatch in queued.reversed() {
+            counts[dispatch.unit, default: 0] += 1
+            if counts[dispatch.unit]! > Self.unconfirmedBoundPerUnit {
+                givenUp.append(dispatch)
+            } else {
+                kept.append(dispatch)
+            }
+        }
+        guard !givenUp.isEmpty else { return [] }
+        queued = kept.reversed()
         return givenUp.reversed()
     }
 
@@ -206,6 +234,7 @@ struct Outbox: Sendable {
     mutating func takeRecoveredCount() -> Int? {
         guard let count = sentSinceRefusal, queued.isEmpty, inFlight.isEmpty, !isWaitingForRetry else { return nil }
         sentSinceRefusal = nil
+        refusingSince = nil
         return count
     }
 

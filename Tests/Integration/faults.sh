@@ -902,6 +902,41 @@ test_kill_while_journal_refuses() {
         "lifecycled): expected '1 launch,2 sleep', got '${got:-none}'; state file: $(state_counters "$unit")"$'\n'"$(dispatch_listing "$unit")"
 }
 
+# A journal that refuses lifecycled's entries for over a minute (journald and its sockets stopped): each state file
+# keeps at most 16 dispatches waiting to be sent, the counters every run; said, and healed once journald is back.
+test_journal_refuses_long() {
+    local unit=lc-sleep@jr-long.service i size pid
+    stop_journald
+    journal_refuses || fail "sd_journal_sendv still succeeds with journald's sockets stopped"
+    for ((i = 0; i < 30; i++)); do
+        c_exec systemctl start "$unit"
+        c_exec systemctl stop "$unit"
+    done
+    wait_for "$WAIT" state_sequence_is "$unit" 60 || fail "$unit's state file: $(state_counters "$unit")"
+    wait_for 90 pending_at_most "$unit" 16 || fail "$unit's state file keeps $(pending_count "$unit") pending dispatches"
+    size=$(c_exec stat -c %s "$UNITS_DIR/$unit.json")
+    ((size < 65536)) || fail "the state file of $unit is $size bytes after 30 runs"
+    wait_for "$WAIT" status_says "Degraded: the journal refuses lifecycled's entries" ||
+        fail "systemctl status does not say it: $(status_text)"
+
+    start_journald
+    wait_for "$WAIT" not journal_refuses
+    wait_for 45 status_clear || fail "still degraded once the journal takes entries: $(status_text)"
+    wait_for "$WAIT" pending_at_most "$unit" 0 || fail "$unit's state file keeps $(pending_count "$unit") pending dispatches"
+    # The 16 kept reached the journal, in order, once each.
+    assert_eq "$(seq -s, 45 60)" "$(dispatches "$unit" | jq -r .LIFECYCLE_SEQUENCE | paste -sd, -)" \
+        "dispatches in the journal: the last 16 kept"
+    assert_contains "$(last_daemon_log "Gave up")" "refused" "the warning"
+    pid=$(lifecycled_pid)
+    c_exec systemctl restart lifecycled.service
+    wait_for "$WAIT" lifecycled_replaced "$pid" || fail "lifecycled did not come back"
+    c_exec systemctl start "$unit"
+    wait_for "$WAIT" state_sequence_is "$unit" 61 || fail "after the restart: $(state_counters "$unit")"
+    assert_eq "sequence=61 launch=1 wake=30 sleep=30 crash=0 last=wake" "$(state_counters "$unit")" \
+        "counters after a restart go on"
+    c_exec systemctl stop "$unit"
+}
+
 # --- 8. the wall clock set back ----------------------------------------------------------------------------------
 
 # CLOCK_REALTIME is not namespaced: setting the container's clock back would set this machine's. To lifecycled, a
@@ -1647,6 +1682,8 @@ only "6b. SIGKILL of lifecycled while the journal refuses writes: each dispatch 
     test_kill_while_journal_refuses
 only "6c. journald's rate limit drops accepted dispatches: each is sent again and reaches the journal once" \
     test_journal_rate_limit
+only "6d. the journal refusing writes for over a minute: each state file keeps at most 16 waiting dispatches, said, healed; counters go on" \
+    test_journal_refuses_long
 only "8. the wall clock set back two days: no negative durations or day counts" test_clock_set_back
 only "8b. the wall clock stepped back two days while lifecycled is stopped: every run once" \
     test_clock_stepped_back_while_stopped

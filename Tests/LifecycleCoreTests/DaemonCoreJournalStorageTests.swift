@@ -101,4 +101,38 @@ struct DaemonCoreJournalStorageTests {
         #expect(Set(h.journal.map(\.sequence)) == Set(1...24), "7 and 8 sent again")
         #expect(h.core.tracker.records[H.unit]?.pendingDispatches.isEmpty == true)
     }
+
+    @Test("a journal that refuses entries for over a minute: each state file keeps at most the bound waiting to be sent, said, healed")
+    func refusedBeyondPatience() throws {
+        var h = try tracking()
+        h.journalStores = true
+        h.refusals = .max
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        var givenUpAt: Milliseconds?
+        let firstRefused = h.now
+        for index in 0..<100 {
+            let id = letters[index % letters.count]
+            h.send(.changed(H.snapshot("active", id, second: UInt64(2 * index + 1))))
+            h.send(.changed(H.snapshot("inactive", id, second: UInt64(2 * index + 2))))
+            h.now += 1_000
+            h.fire(.retryDelivery)
+            if givenUpAt == nil, h.core.health.journalGivenUp > 0 { givenUpAt = h.now }
+        }
+        let givenUp = try #require(givenUpAt)
+        #expect(givenUp - firstRefused >= 60_000, "a refusal shorter than a minute loses nothing")
+        let record = try #require(h.core.tracker.records[H.unit])
+        #expect(record.state.totalWakeCount == 100)
+        #expect(record.pendingDispatches.count <= 16)
+        #expect(h.saved.last { $0.unit == H.unit }?.pendingDispatches.count ?? 99 <= 16, "and so does its file")
+        #expect(h.core.health.journalGivenUp == 200 - record.pendingDispatches.count)
+        #expect(h.core.health.degradations[.journal]?.reason == "the journal refuses lifecycled's entries")
+
+        // The journal takes entries again: the ones kept are sent, in order, and a look that finds them heals it.
+        h.refusals = 0
+        h.fire(.retryDelivery)
+        h.fire(.confirmDelivery)
+        #expect(h.journal.map(\.sequence) == Array(185...200))
+        #expect(h.core.health.degradations[.journal] == nil)
+        #expect(h.core.tracker.records[H.unit]?.pendingDispatches.isEmpty == true)
+    }
 }
