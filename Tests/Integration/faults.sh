@@ -747,7 +747,7 @@ test_truncated_state_file() {
     wait_dispatches "$unit" 2
     c_exec systemctl stop lifecycled.service
     totals=$(state "$unit" '.run_totals | tostring')
-    [[ $(state "$unit" '.run_totals.startups // 0') -ge 1 ]] || fail "no start-up counted in the run totals: $totals"
+    [[ $(state "$unit" '.run_totals.startup_count // 0') -ge 1 ]] || fail "no start-up counted in the run totals: $totals"
     size=$(c_exec stat -c %s "$UNITS_DIR/$unit.json")
     half=$((size / 2))
     c_exec truncate -s "$half" "$UNITS_DIR/$unit.json"
@@ -1483,6 +1483,29 @@ test_quiet_unit() {
     assert_eq none "$(nth_dispatch "$unit" 4 | jq -r '.LIFECYCLE_RUN_END // "none"')" "LIFECYCLE_RUN_END of a stop seen"
 }
 
+# A start the start limit refused while lifecycled was stopped, after the unit's run ended cleanly: systemd shows the
+# unit failed (Result=start-limit-hit) with that run's InvocationID, as no new run began. The run's end is PID 1's
+# journal's (a reconciled sleep), not the refusal's: no crash.
+test_start_limit_after_clean_end() {
+    local unit=lc-limit.service id
+    install_unit "$unit" '[Unit]\nStartLimitBurst=1\nStartLimitIntervalSec=1h\n[Service]\nExecStart=/bin/sleep 1000\n'
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 1
+    id=$(unit_prop "$unit" InvocationID)
+    c_exec systemctl stop lifecycled.service
+    c_exec systemctl stop "$unit"
+    ! c_exec systemctl start "$unit" 2>/dev/null || fail "the start limit did not refuse the second start"
+    assert_eq "failed start-limit-hit $id" "$(unit_prop "$unit" ActiveState) $(unit_prop "$unit" Result) $(unit_prop "$unit" InvocationID)" \
+        "$unit after the refused start: state, result, InvocationID"
+    c_exec systemctl start lifecycled.service
+    wait_dispatches "$unit" 2 || true
+    run_marker lc-marker-limit.service
+    assert_eq "1 launch,2 sleep" "$(dispatch_summary "$unit")" "dispatches of $unit"
+    assert_json_field "$(nth_dispatch "$unit" 2)" LIFECYCLE_RECONCILED true
+    assert_eq "sequence=2 launch=1 wake=0 sleep=1 crash=0 last=sleep" "$(state_counters "$unit")" "state of $unit"
+    c_exec systemctl reset-failed "$unit"
+}
+
 # install_unit NAME CONTENT: a unit file in /etc/systemd/system (CONTENT in printf's format), and a daemon-reload.
 install_unit() {
     # shellcheck disable=SC2059 # the content is the format
@@ -1702,6 +1725,8 @@ only "10a. a start that ExecCondition= skips, 4 times (once while lifecycled is 
     test_skipped_start
 only "10b. a unit PID 1 logs nothing of, restarted twice while lifecycled is stopped: its end unknown, no crash" \
     test_quiet_unit
+only "10c. a start the start limit refused while lifecycled was stopped, after a clean end: a reconciled sleep, no crash" \
+    test_start_limit_after_clean_end
 only "12. a unit whose name is 250 bytes: its state file holds its counters over a restart; status and show read it" \
     test_long_unit_name
 # Last: every unit gone by then is archived.

@@ -62,6 +62,8 @@ public enum RunEnding: Sendable, Hashable {
 
     /// systemd's Result when `ExecCondition=` skipped a start.
     public static let skippedResult = "exec-condition"
+    /// systemd's Result when the start limit refused a start (`StartLimitBurst=`).
+    public static let startLimitHitResult = "start-limit-hit"
 
     /// True when `entries` (all of one InvocationID) say that `ExecCondition=` skipped the start: no run at all.
     public static func isSkipped(_ entries: [Entry]) -> Bool {
