@@ -902,20 +902,27 @@ test_kill_while_journal_refuses() {
         "lifecycled): expected '1 launch,2 sleep', got '${got:-none}'; state file: $(state_counters "$unit")"$'\n'"$(dispatch_listing "$unit")"
 }
 
-# A journal that refuses lifecycled's entries for over a minute (journald and its sockets stopped): each state file
-# keeps at most 16 dispatches waiting to be sent, the counters every run; said, and healed once journald is back.
-test_journal_refuses_long() {
-    local unit=lc-sleep@jr-long.service i size pid
-    stop_journald
-    journal_refuses || fail "sd_journal_sendv still succeeds with journald's sockets stopped"
-    for ((i = 0; i < 30; i++)); do
+# runs_leave_bounded_state UNIT RUNS PATIENCE: UNIT started and stopped RUNS times; its state file counts every run
+# and, within PATIENCE seconds, keeps at most 16 pending dispatches, in under 64 KB.
+runs_leave_bounded_state() {
+    local unit=$1 runs=$2 patience=$3 i size
+    for ((i = 0; i < runs; i++)); do
         c_exec systemctl start "$unit"
         c_exec systemctl stop "$unit"
     done
-    wait_for "$WAIT" state_sequence_is "$unit" 60 || fail "$unit's state file: $(state_counters "$unit")"
-    wait_for 90 pending_at_most "$unit" 16 || fail "$unit's state file keeps $(pending_count "$unit") pending dispatches"
+    wait_for "$WAIT" state_sequence_is "$unit" $((2 * runs)) || fail "$unit's state file: $(state_counters "$unit")"
+    wait_for "$patience" pending_at_most "$unit" 16 || fail "$unit's state file keeps $(pending_count "$unit") pending dispatches"
     size=$(c_exec stat -c %s "$UNITS_DIR/$unit.json")
-    ((size < 65536)) || fail "the state file of $unit is $size bytes after 30 runs"
+    ((size < 65536)) || fail "the state file of $unit is $size bytes after $runs runs"
+}
+
+# A journal that refuses lifecycled's entries for over a minute (journald and its sockets stopped): each state file
+# keeps at most 16 dispatches waiting to be sent, the counters every run; said, and healed once journald is back.
+test_journal_refuses_long() {
+    local unit=lc-sleep@jr-long.service pid
+    stop_journald
+    journal_refuses || fail "sd_journal_sendv still succeeds with journald's sockets stopped"
+    runs_leave_bounded_state "$unit" 30 90
     wait_for "$WAIT" status_says "Degraded: the journal refuses lifecycled's entries" ||
         fail "systemctl status does not say it: $(status_text)"
 
@@ -1165,20 +1172,13 @@ remove_notice_dropin() {
 }
 
 test_journal_stores_nothing() {
-    local unit=lc-sleep@notice.service i size before after pid
+    local unit=lc-sleep@notice.service before after pid
     c_exec mkdir -p "$(dirname "$NOTICE_DROPIN")"
     printf '[Journal]\nMaxLevelStore=notice\n' | c_exec_stdin install -m 0644 /dev/stdin "$NOTICE_DROPIN"
     c_exec systemctl restart systemd-journald.service
-    for ((i = 0; i < 60; i++)); do
-        c_exec systemctl start "$unit"
-        c_exec systemctl stop "$unit"
-    done
-    wait_for "$WAIT" state_sequence_is "$unit" 120 || fail "$unit's state file: $(state_counters "$unit")"
     # Dispatches past the bound are given up once the journal has shown none of lifecycled's for a minute, at the
     # next look (looks back off to 30 s).
-    wait_for 100 pending_at_most "$unit" 16 || fail "$unit's state file keeps $(pending_count "$unit") pending dispatches"
-    size=$(c_exec stat -c %s "$UNITS_DIR/$unit.json")
-    ((size < 65536)) || fail "the state file of $unit is $size bytes after 60 runs"
+    runs_leave_bounded_state "$unit" 60 100
     wait_for 100 status_says "Degraded: the journal does not show lifecycled's entries" ||
         fail "systemctl status does not say it: $(status_text)"
     assert_contains "$(c_exec journalctl --no-pager -o cat -p warning SYSLOG_IDENTIFIER=lifecycled)" \
