@@ -90,6 +90,10 @@ extension UnitRecord {
             }
             writer.endArray()
         }
+        if let retired {
+            writer.key("retired")
+            writer.integer(retired)
+        }
         if runEnded { writer.member("run_ended", true) }
         if !runTotals.isEmpty {
             writer.key("run_totals")

@@ -61,7 +61,8 @@ extension UnitRecord {
             crashResults: results,
             // Files from before the count: a recorded update time means at least one update was seen.
             updateCount: Int(clamping: try file.optionalInt("update_count") ?? (state.update == nil ? 0 : 1)),
-            runTotals: try file.optionalObject("run_totals").map(RunTotals.init(stateFile:)) ?? RunTotals()
+            runTotals: try file.optionalObject("run_totals").map(RunTotals.init(stateFile:)) ?? RunTotals(),
+            retired: try file.optionalInt("retired").map { Milliseconds($0) }
         )
     }
 }

@@ -51,6 +51,11 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     public var updateCount: Int
     /// What the unit's ended runs cost, as far as each knew (absent from files from before it).
     public var runTotals: RunTotals
+    /// Set on what the archive's retention leaves of a record it drops (a tombstone): the dropped record's last
+    /// activity. A tombstone keeps only the unit's sequence, so that a unit seen again numbers its dispatches after
+    /// every one it made, and no (unit, sequence) pair is dispatched twice; it goes once the journal holds nothing
+    /// that old (docs/configuration.md, `archive_retention_days`).
+    public var retired: Milliseconds?
 
     /// How many crash times a record keeps; a crash-loop threshold above it could never be reached.
     public static let recentCrashLimit = 20
@@ -67,7 +72,8 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         recentCrashes: [Milliseconds] = [],
         crashResults: [String: Int] = [:],
         updateCount: Int = 0,
-        runTotals: RunTotals = RunTotals()
+        runTotals: RunTotals = RunTotals(),
+        retired: Milliseconds? = nil
     ) {
         self.unit = unit
         self.state = state
@@ -80,6 +86,12 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         self.crashResults = crashResults
         self.updateCount = updateCount
         self.runTotals = runTotals
+        self.retired = retired
+    }
+
+    /// The tombstone the archive keeps of this record once its retention drops it (``retired``).
+    public var tombstone: UnitRecord {
+        UnitRecord(unit: unit, sequence: sequence, retired: retired ?? lastActivity ?? 0)
     }
 
     /// When the unit was last seen doing anything: its last launch, wake, sleep or failure; nil when never.
@@ -118,6 +130,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         case crashResults = "crash_results"
         case updateCount = "update_count"
         case runTotals = "run_totals"
+        case retired
     }
 
     /// Decodes a record whose `schema_version` the caller has already checked to be at most
@@ -140,6 +153,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         // Files from before the count: a recorded update time means at least one update was seen.
         updateCount = try container.decodeIfPresent(Int.self, forKey: .updateCount) ?? (state.update == nil ? 0 : 1)
         runTotals = try container.decodeIfPresent(RunTotals.self, forKey: .runTotals) ?? RunTotals()
+        retired = try container.decodeIfPresent(Milliseconds.self, forKey: .retired)
     }
 
     /// Encodes the record in the current schema version; a record is always written in the newest form.
@@ -157,5 +171,6 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         if !crashResults.isEmpty { try container.encode(crashResults, forKey: .crashResults) }
         if updateCount > 0 { try container.encode(updateCount, forKey: .updateCount) }
         if !runTotals.isEmpty { try container.encode(runTotals, forKey: .runTotals) }
+        try container.encodeIfPresent(retired, forKey: .retired)
     }
 }
