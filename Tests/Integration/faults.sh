@@ -933,7 +933,7 @@ test_journal_refuses_long() {
     # The 16 kept reached the journal, in order, once each.
     assert_eq "$(seq -s, 45 60)" "$(dispatches "$unit" | jq -r .LIFECYCLE_SEQUENCE | paste -sd, -)" \
         "dispatches in the journal: the last 16 kept"
-    assert_contains "$(last_daemon_log "Gave up")" "refused" "the warning"
+    # lifecycled's warning went to the journal while it refused: lost with it; the metric counts what was given up.
     pid=$(lifecycled_pid)
     c_exec systemctl restart lifecycled.service
     wait_for "$WAIT" lifecycled_replaced "$pid" || fail "lifecycled did not come back"
@@ -1483,28 +1483,26 @@ test_quiet_unit() {
     assert_eq none "$(nth_dispatch "$unit" 4 | jq -r '.LIFECYCLE_RUN_END // "none"')" "LIFECYCLE_RUN_END of a stop seen"
 }
 
-# A start the start limit refused while lifecycled was stopped, after the unit's run ended cleanly: systemd shows the
-# unit failed (Result=start-limit-hit) with that run's InvocationID, as no new run began. The run's end is PID 1's
-# journal's (a reconciled sleep), not the refusal's: no crash.
+# A Restart=always loop whose runs end cleanly, started while lifecycled was stopped, until the start limit refuses a
+# restart: systemd then shows the unit failed (Result=start-limit-hit) with the last run's InvocationID, and PID 1 logs
+# the refusal's "Failed with result 'start-limit-hit'" with that id too. Each run is a reconciled begin and sleep: the
+# refusal is no run and no crash.
 test_start_limit_after_clean_end() {
     local unit=lc-limit.service id
-    install_unit "$unit" '[Unit]\nStartLimitBurst=1\nStartLimitIntervalSec=1h\n[Service]\nExecStart=/bin/sleep 1000\n'
-    c_exec systemctl start "$unit"
-    wait_dispatches "$unit" 1
-    id=$(unit_prop "$unit" InvocationID)
+    install_unit "$unit" '[Unit]\nStartLimitBurst=3\nStartLimitIntervalSec=1h\n[Service]\nExecStart=/bin/true\nRestart=always\nRestartSec=100ms\n'
     c_exec systemctl stop lifecycled.service
-    c_exec systemctl stop "$unit"
-    ! c_exec systemctl start "$unit" 2>/dev/null || fail "the start limit did not refuse the second start"
-    assert_eq "failed start-limit-hit $id" "$(unit_prop "$unit" ActiveState) $(unit_prop "$unit" Result) $(unit_prop "$unit" InvocationID)" \
-        "$unit after the refused start: state, result, InvocationID"
+    c_exec systemctl start "$unit"
+    wait_for "$WAIT" unit_state_is "$unit" failed || fail "$unit did not hit its start limit: $(unit_prop "$unit" ActiveState)"
+    assert_eq start-limit-hit "$(unit_prop "$unit" Result)" "Result of $unit"
     c_exec systemctl start lifecycled.service
-    wait_dispatches "$unit" 2 || true
+    wait_dispatches "$unit" 6 || true
     run_marker lc-marker-limit.service
-    assert_eq "1 launch,2 sleep" "$(dispatch_summary "$unit")" "dispatches of $unit"
-    assert_json_field "$(nth_dispatch "$unit" 2)" LIFECYCLE_RECONCILED true
-    assert_eq "sequence=2 launch=1 wake=0 sleep=1 crash=0 last=sleep" "$(state_counters "$unit")" "state of $unit"
+    assert_eq "1 launch,2 sleep,3 wake,4 sleep,5 wake,6 sleep" "$(dispatch_summary "$unit")" "dispatches of $unit"
+    assert_json_field "$(nth_dispatch "$unit" 6)" LIFECYCLE_RECONCILED true
+    assert_eq "sequence=6 launch=1 wake=2 sleep=3 crash=0 last=sleep" "$(state_counters "$unit")" "state of $unit"
     c_exec systemctl reset-failed "$unit"
 }
+unit_state_is() { [[ $(unit_prop "$1" ActiveState) == "$2" ]]; }
 
 # install_unit NAME CONTENT: a unit file in /etc/systemd/system (CONTENT in printf's format), and a daemon-reload.
 install_unit() {
@@ -1725,7 +1723,7 @@ only "10a. a start that ExecCondition= skips, 4 times (once while lifecycled is 
     test_skipped_start
 only "10b. a unit PID 1 logs nothing of, restarted twice while lifecycled is stopped: its end unknown, no crash" \
     test_quiet_unit
-only "10c. a start the start limit refused while lifecycled was stopped, after a clean end: a reconciled sleep, no crash" \
+only "10c. a Restart=always loop of clean runs hitting its start limit while lifecycled was stopped: each run a reconciled begin and sleep, no crash" \
     test_start_limit_after_clean_end
 only "12. a unit whose name is 250 bytes: its state file holds its counters over a restart; status and show read it" \
     test_long_unit_name

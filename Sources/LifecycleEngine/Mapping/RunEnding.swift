@@ -85,7 +85,11 @@ public enum RunEnding: Sendable, Hashable {
     /// may still be going, or the journal no longer holds it).
     public init?(entries: [Entry]) {
         let exit = entries.last(where: Self.isMainProcessExit)
-        if let failure = entries.first(where: { $0.messageID == MessageID.unitFailureResult }) {
+        // A refused restart (its start limit) is logged with the InvocationID of the run before it, which had ended:
+        // its "Failed with result 'start-limit-hit'" is not that run's end.
+        if let failure = entries.first(where: {
+            $0.messageID == MessageID.unitFailureResult && $0.fields["UNIT_RESULT"] != Self.startLimitHitResult
+        }) {
             let details = CrashDetails(
                 result: failure.fields["UNIT_RESULT"] ?? "failed",
                 execMainCode: exit?.fields["EXIT_CODE"].flatMap(Self.code(named:)),
