@@ -102,6 +102,7 @@ public struct HistoryReading: Sendable {
         slice.entries += 1
         let isPastEnd = slice.sliced.isPastEnd(boot: entry.fields["_BOOT_ID"], monotonicMicroseconds: entry.monotonicMicroseconds)
         if isPastEnd { slice.passedEnd = true }
+        if let units = slice.sliced.units, !units.contains(entry.fields["UNIT"] ?? "") { return }
         guard let run = RunEnding.Entry(pid1: entry, clock: slice.sliced.clock, thisBoot: slice.thisBoot) else { return }
         if isPastEnd {
             slice.builder.addPastEnd(run)
@@ -123,9 +124,12 @@ public struct HistoryReading: Sendable {
             }
         case (.tail, .tail(let position)):
             answer.position = position
-            if case .since(let microseconds) = query.history {
+            switch query.history {
+            case .since(let microseconds):
                 readSlice(SlicedHistory(end: position), from: .since(Self.before(microseconds)))
-            } else {
+            case .wholeJournal(let units):
+                readSlice(SlicedHistory(end: position, isWholeJournal: true, units: units), from: .since(0))
+            case .none, .sinceLastTracking, .resuming:
                 next = .savedPosition
             }
         case (.savedPosition, .savedPosition(let saved?)):
@@ -179,7 +183,7 @@ public struct HistoryReading: Sendable {
         switch query.history {
         case .none:
             catchUp()
-        case .sinceLastTracking, .since:
+        case .sinceLastTracking, .since, .wholeJournal:
             // The tail before the history: what is written while it is read is read again next time.
             next = .tail
         case .resuming(let resume):

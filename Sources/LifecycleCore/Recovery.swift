@@ -15,6 +15,8 @@ public struct RecoveryQuery: Sendable, Equatable {
         case sinceLastTracking(orWholeJournal: Bool)
         /// Since this time (µs since the epoch), when signals were lost.
         case since(microseconds: UInt64)
+        /// The whole journal, for the units of a selection only: those a reload began to watch.
+        case wholeJournal(of: UnitSelection)
         /// The next slice of a history read in slices (``RecoveryAnswer/resume``).
         case resuming(HistoryResume)
     }
@@ -71,16 +73,19 @@ public struct SlicedHistory: Sendable, Equatable {
     /// As in ``RecoveryAnswer``.
     public var isWholeJournal: Bool
     public var watchedUntil: Milliseconds?
+    /// The units whose runs the history holds; nil: every unit's.
+    public var units: UnitSelection?
 
     public init(
         undecided: RunHistory.Builder = RunHistory.Builder(), clock: JournalPosition? = nil, end: JournalPosition? = nil,
-        isWholeJournal: Bool = false, watchedUntil: Milliseconds? = nil
+        isWholeJournal: Bool = false, watchedUntil: Milliseconds? = nil, units: UnitSelection? = nil
     ) {
         self.undecided = undecided
         self.clock = clock
         self.end = end
         self.isWholeJournal = isWholeJournal
         self.watchedUntil = watchedUntil
+        self.units = units
     }
 
     /// Whether an entry of boot `boot` that journald took at `monotonicMicroseconds` comes after ``end``: of its boot
@@ -143,4 +148,20 @@ struct RecoveryProgress: Sendable {
     /// How often progress is reported, and how much more time each report asks systemd for (`EXTEND_TIMEOUT_USEC`).
     static let interval: Milliseconds = 1_000
     static let timeoutExtension: Duration = .seconds(30)
+}
+
+/// Units chosen by name: those matching one of ``patterns`` and none of ``excluded``. A reload that adds watch
+/// patterns selects the units they add: matching a new pattern, and no pattern watched before.
+public struct UnitSelection: Sendable, Equatable {
+    public var patterns: [UnitPattern]
+    public var excluded: [UnitPattern]
+
+    public init(patterns: [UnitPattern], excluded: [UnitPattern] = []) {
+        self.patterns = patterns
+        self.excluded = excluded
+    }
+
+    public func contains(_ unit: String) -> Bool {
+        patterns.contains { $0.matches(unit) } && !excluded.contains { $0.matches(unit) }
+    }
 }

@@ -145,6 +145,25 @@ struct HistoryReadingTests {
         #expect(reading.answer.watchedUntil == nil)
     }
 
+    @Test("units a reload began to watch: the whole journal, their runs only")
+    func wholeJournalOfSelection() throws {
+        let selection = UnitSelection(patterns: [try UnitPattern("lc-*.service")], excluded: [try UnitPattern("lc-old*.service")])
+        let query = RecoveryQuery(history: .wholeJournal(of: selection), catchUp: [], endings: [], patterns: selection.patterns)
+        let entries = Self.run("lc-new.service", "n1", second: 10) + Self.run("lc-old.service", "o1", second: 11)
+            + Self.run("other.service", "x1", second: 12)
+        let reading = drive(query, [
+            Step(read: .tail, found: .tail(Self.tail)),
+            Step(
+                read: .entries(from: .since(0), limit: HistoryReading.entriesPerSlice), entries: entries,
+                found: .entries(cursorFound: true, stoppedAt: "s=more")
+            ),
+            Step(read: .dispatches(beyond: [DispatchCatchUp(unit: "lc-new.service")]), found: .dispatches([:])),
+        ])
+        #expect(reading.answer.isWholeJournal)
+        #expect(reading.answer.history?.units.sorted() == ["lc-new.service"])
+        #expect(reading.answer.resume?.sliced.units == selection, "the next slice reads the same units")
+    }
+
     @Test("no history asked (the user manager): only the dispatches and endings")
     func noHistory() {
         let run = UnitRunID(unit: "lc-a.service", invocationID: "a1")
