@@ -29,7 +29,7 @@ extension DaemonCore {
         } else if let count = outbox.takeRecoveredCount() {
             log(.notice, "The journal took the \(count) dispatches it had refused")
         }
-        if isRecovering, outbox.isFullForRecovery {
+        if isRecovering, recoveryWaitsForJournal {
             // Recovery waits for these: look at once rather than through the timer.
             lookForUnconfirmed()
         } else if outbox.needsEarlyLook(now: uptime) {
@@ -38,6 +38,11 @@ extension DaemonCore {
         } else {
             armConfirmation()
         }
+    }
+
+    /// Whether a recovery waits for the journal to confirm a round of its dispatches before it makes more.
+    var recoveryWaitsForJournal: Bool {
+        outbox.isFullForRecovery(journalShowsNothing: health.degradations[.journal] != nil)
     }
 
     /// The confirmation timer fired, or recovery waits: look for every entry not yet confirmed.

@@ -173,7 +173,7 @@ public struct DaemonCore: Sendable {
         while awaited == nil {
             if !work.isEmpty {
                 // A long history is recorded in rounds: the state files hold at most a round's dispatches.
-                if isRecovering, outbox.isFullForRecovery { return }
+                if isRecovering, recoveryWaitsForJournal { return }
                 if let item = work.popFirst() { perform(item) }
             } else if let input = deferred.popFirst() {
                 process(input)

@@ -85,7 +85,11 @@ struct Outbox: Sendable {
     /// When the journal began refusing entries, until it takes them all again.
     private(set) var refusingSince: Uptime?
     /// Sent entries, in the order they were sent (an earlier process's first), until the journal is seen to hold them.
-    private(set) var unconfirmed: [Unconfirmed] = []
+    private(set) var unconfirmed: [Unconfirmed] = [] {
+        didSet { leftoverCount = unconfirmed.prefix { $0.sentAt == nil }.count }
+    }
+    /// How many of ``unconfirmed`` an earlier process left (all of them first).
+    private var leftoverCount = 0
     private var lastLook: Uptime?
     /// The interval to the next look while entries stay missing with no evidence: doubles each time, back to the
     /// shortest once a look finds something.
@@ -112,8 +116,14 @@ struct Outbox: Sendable {
     /// Made and not yet confirmed.
     var unconfirmedCount: Int { undeliveredCount + unconfirmed.count }
 
-    /// True when recovery must wait for the journal before making more dispatches.
-    var isFullForRecovery: Bool { confirms && unconfirmedCount >= Self.recoveryBound }
+    /// True when recovery must wait for the journal before making more dispatches: the entries this process made
+    /// and the journal has not confirmed reach ``recoveryBound``. Entries an earlier process left are bounded already
+    /// (in their state files), and a journal that shows nothing (`journalShowsNothing`: said degraded) is not waited
+    /// for: its entries are bounded per unit instead (``giveUpBeyondBound(journalShowsNothing:)``). Waiting for either
+    /// would hold a start's READY for as long as the journal stores nothing below notice.
+    func isFullForRecovery(journalShowsNothing: Bool) -> Bool {
+        confirms && !journalShowsNothing && unconfirmedCount - leftoverCount >= Self.recoveryBound
+    }
 
     mutating func enqueue(_ dispatch: PendingDispatch) {
         queued.append(dispatch)

@@ -1183,6 +1183,13 @@ test_journal_stores_nothing() {
         fail "systemctl status does not say it: $(status_text)"
     assert_contains "$(c_exec journalctl --no-pager -o cat -p warning SYSLOG_IDENTIFIER=lifecycled)" \
         "has not shown lifecycled's entries" "lifecycled's warning, stored where its info entries are not"
+    # Restarted while the journal still stores nothing: READY (the dispatches the last process left wait, bounded,
+    # without holding the start), the counters as they were.
+    before=$(state_counters "$unit")
+    pid=$(lifecycled_pid)
+    c_exec systemctl restart lifecycled.service || fail "lifecycled did not become ready: $(status_text)"
+    assert_eq "$before" "$(state_counters "$unit")" "counters after a restart while the journal stores nothing"
+    pending_at_most "$unit" 16 || fail "$unit's state file keeps $(pending_count "$unit") pending dispatches after a restart"
 
     remove_notice_dropin
     c_exec systemctl start "$unit"
@@ -1715,7 +1722,7 @@ only "9c. retention removes the saved position's entry while lifecycled is stopp
     test_retention_resumes_from_position
 only "9e. a journal behind at start: a oneshot run PID 1 logged while journald was stalled and lifecycled stopped, written after lifecycled started, is recorded once" \
     test_journal_behind_at_start
-only "9d. a journald that stores nothing below notice: 60 runs, the state file under 64 KB, said in systemctl status, healed once it stores, counters go on after a restart" \
+only "9d. a journald that stores nothing below notice: 60 runs, the state file under 64 KB, said in systemctl status, READY after a restart meanwhile, healed once it stores, counters go on after a restart" \
     test_journal_stores_nothing
 only "9f. a power cut: a dispatch the journal shows stays pending until journald syncs after the look (its varlink socket refused, then back)" \
     test_delivered_once_synced

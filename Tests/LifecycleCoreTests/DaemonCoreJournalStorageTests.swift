@@ -135,4 +135,39 @@ struct DaemonCoreJournalStorageTests {
         #expect(h.core.health.degradations[.journal] == nil)
         #expect(h.core.tracker.records[H.unit]?.pendingDispatches.isEmpty == true)
     }
+
+    @Test("restarted while the journal stores nothing: the dispatches the last process left do not hold READY, nor does a recovery's round")
+    func restartWhileStoringNothing() throws {
+        var h = try tracking()
+        run(&h, runs: 70, from: 0)
+        let left = try #require(h.core.tracker.records[H.unit])
+        #expect(left.pendingDispatches.count == 16)
+        // A new process on the state files, PID 1's journal holding 20 runs it missed; the journal still stores nothing.
+        var restarted = try H(records: [left])
+        restarted.journalStores = false
+        restarted.now = h.now + 1_000
+        var missed = DaemonCoreDeliveryTests.cleanRunList(20)
+        for index in missed.indices {
+            missed[index].began += 200
+            missed[index].ended = missed[index].began + 5
+        }
+        restarted.recovery = RecoveryAnswer(history: H.history(missed))
+        restarted.send(.start)
+        restarted.send(.listing([]))
+        var waited: Milliseconds = 0
+        while !restarted.milestones.contains("ready"), waited < 120_000 {
+            restarted.now += 1_000
+            waited += 1_000
+            restarted.fire(.confirmDelivery)
+        }
+        #expect(restarted.milestones.contains("ready"))
+        #expect(waited <= 90_000, "READY once the journal is said to show nothing (a minute), not never")
+        for _ in 0..<3 {
+            restarted.now += 1_000
+            restarted.fire(.confirmDelivery)
+        }
+        let record = try #require(restarted.core.tracker.records[H.unit])
+        #expect(record.sequence == 140 + 40, "every missed run recorded")
+        #expect(record.pendingDispatches.count <= 16)
+    }
 }
