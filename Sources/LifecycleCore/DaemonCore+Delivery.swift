@@ -109,20 +109,22 @@ extension DaemonCore {
         health.journalGivenUp += givenUp.count
     }
 
-    /// Gives up the oldest dispatches of a unit beyond the outbox's bound that wait to be sent once the journal has
-    /// refused them for a minute, so that no state file grows while it does: the record keeps its counters, not those
-    /// entries. Said at warning, and as the journal's degradation until a look finds lifecycled's entries again.
+    /// Once the journal has refused lifecycled's entries for a minute: said (at warning, in the status, as the journal's
+    /// degradation until a look finds its entries again), a recovery no longer waits for it, and the oldest dispatches
+    /// of a unit beyond the outbox's bound are given up, so that no state file grows while it refuses: the record keeps
+    /// its counters, not those entries.
     private mutating func giveUpRefusedBeyondBound() {
-        let givenUp = outbox.giveUpRefusedBeyondBound(now: uptime)
-        guard !givenUp.isEmpty else { return }
-        if health.degradations[.journal] == nil, let since = outbox.refusingSince {
+        guard let since = outbox.refusingSince, uptime - since >= Outbox.unshownPatience else { return }
+        if health.degradations[.journal] == nil {
             health.degradations.begin(.journal, reason: "the journal refuses lifecycled's entries", now: now - (uptime - since))
+            log(.warning, "The journal has refused lifecycled's entries for \((uptime - since) / 1_000) s: they are "
+                + "still sent, and each unit's state file keeps at most \(Outbox.unconfirmedBoundPerUnit) of them "
+                + "(docs/journal.md, \"A journal that stores nothing\")")
             showStatusAgain()
         }
+        let givenUp = outbox.giveUpRefusedBeyondBound(now: uptime)
+        guard !givenUp.isEmpty else { return }
         removeFromRecords(givenUp)
-        log(.warning, "Gave up \(givenUp.count) dispatches the journal has refused for over "
-            + "\(Outbox.unshownPatience / 1_000) s: each unit's state file keeps at most "
-            + "\(Outbox.unconfirmedBoundPerUnit) of them (docs/journal.md, \"A journal that stores nothing\")")
         health.journalGivenUp += givenUp.count
     }
 

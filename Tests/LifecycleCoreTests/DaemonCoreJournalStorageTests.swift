@@ -126,6 +126,8 @@ struct DaemonCoreJournalStorageTests {
         #expect(h.saved.last { $0.unit == H.unit }?.pendingDispatches.count ?? 99 <= 16, "and so does its file")
         #expect(h.core.health.journalGivenUp == 200 - record.pendingDispatches.count)
         #expect(h.core.health.degradations[.journal]?.reason == "the journal refuses lifecycled's entries")
+        #expect(h.logs.filter { $0.level == .warning && $0.message.contains("has refused lifecycled's entries") }.count == 1,
+            "said once, not at every retry")
 
         // The journal takes entries again: the ones kept are sent, in order, and a look that finds them heals it.
         h.refusals = 0
