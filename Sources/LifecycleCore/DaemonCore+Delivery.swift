@@ -9,7 +9,7 @@ extension DaemonCore {
     mutating func adoptLeftovers() {
         let leftovers = tracker.records.values.sorted { $0.unit < $1.unit }.flatMap(PendingDispatch.pending(in:))
         guard !leftovers.isEmpty else { return }
-        outbox.adoptLeftovers(leftovers)
+        outbox.adoptLeftovers(leftovers, uptime: uptime)
         lookForUnconfirmed()
     }
 

@@ -22,10 +22,11 @@ struct Outbox: Sendable {
     /// A sent entry not yet found in the journal.
     struct Unconfirmed: Sendable {
         var dispatch: PendingDispatch
-        /// When this process sent it, by the wall clock (compared with the journal's oldest entry) and the monotonic
-        /// one (when to look, how long it waits); nil for an entry an earlier process left pending (sent before all of
-        /// ours).
+        /// When this process sent it, by the wall clock (compared with the journal's oldest entry); nil for an entry
+        /// an earlier process left pending (sent before all of ours).
         var sentAt: Milliseconds?
+        /// When this process sent it, or took it from the state files for an entry an earlier process left, by the
+        /// monotonic clock: when to look, and how long the journal has not shown it.
         var sentUptime: Uptime?
         /// Whether a look missed it with no evidence either way (nothing of this process's sent after it there): only
         /// such entries are given up past the bound, never one a look has not asked about yet, nor one a later
@@ -129,9 +130,11 @@ struct Outbox: Sendable {
         queued.append(dispatch)
     }
 
-    /// Takes the dispatches an earlier process saved as pending: they are looked for before anything is sent again.
-    mutating func adoptLeftovers(_ dispatches: [PendingDispatch]) {
-        unconfirmed.insert(contentsOf: dispatches.map { Unconfirmed(dispatch: $0, sentAt: nil, sentUptime: nil) }, at: 0)
+    /// Takes the dispatches an earlier process saved as pending, at `uptime`: they are looked for before anything is
+    /// sent again, and count towards a journal that shows nothing as this process's own do (a restart while journald
+    /// stores nothing below notice leaves them waiting).
+    mutating func adoptLeftovers(_ dispatches: [PendingDispatch], uptime: Uptime) {
+        unconfirmed.insert(contentsOf: dispatches.map { Unconfirmed(dispatch: $0, sentAt: nil, sentUptime: uptime) }, at: 0)
     }
 
     /// The next batch to send, when nothing is in flight and no retry is pending.

@@ -172,4 +172,31 @@ struct DaemonCoreJournalStorageTests {
         #expect(record.sequence == 140 + 40, "every missed run recorded")
         #expect(record.pendingDispatches.count <= 16)
     }
+
+    @Test("restarted with more than the bound left waiting, the journal still storing nothing: READY at once; a minute later said, and bounded")
+    func restartWithLeftoversBeyondTheBound() throws {
+        var h = try tracking()
+        for (index, id) in "abcdefghijklmnopqrst".enumerated() {
+            h.send(.changed(H.snapshot("active", id, second: UInt64(2 * index + 1))))
+            h.send(.changed(H.snapshot("inactive", id, second: UInt64(2 * index + 2))))
+        }
+        let left = try #require(h.core.tracker.records[H.unit])
+        #expect(left.pendingDispatches.count == 40, "not looked for yet: nothing given up")
+        var restarted = try H(records: [left])
+        restarted.journalStores = false
+        // PID 1's entry about starting this process is info too: no evidence that the last one's entries were dropped.
+        restarted.earlierProcessesDone = false
+        restarted.recovery = RecoveryAnswer()
+        restarted.now = h.now + 1_000
+        restarted.send(.start)
+        restarted.send(.listing([]))
+        #expect(restarted.milestones.contains("ready"))
+        for _ in 0..<100 where restarted.core.tracker.records[H.unit]?.pendingDispatches.count ?? 0 > 16 {
+            restarted.now += 1_000
+            restarted.fire(.confirmDelivery)
+        }
+        #expect(restarted.core.health.degradations[.journal] != nil)
+        #expect(restarted.core.tracker.records[H.unit]?.pendingDispatches.count == 16)
+        #expect(restarted.core.tracker.records[H.unit]?.sequence == 40)
+    }
 }
