@@ -27,17 +27,7 @@ PATIENCE=${PATIENCE:-150}
 READY_LIMIT=${READY_LIMIT:-120}
 readonly PREFIX_INSIDE=/opt/lifecycled UNIT=lc-ns.service STATE=/var/lib/lifecycled/units/lc-ns.service.json
 
-if ((EUID != 0)); then
-    echo "nostore.sh: must run as root (systemd-nspawn boots a container)" >&2
-    exit 1
-fi
-if (($# < 1)); then
-    echo "usage: Benchmarks/container/nostore.sh BUILD_DIR [BASELINE_BUILD_DIR...]" >&2
-    exit 64
-fi
-for build in "$@"; do
-    [[ -x $build/lifecycled ]] || { echo "nostore.sh: $build/lifecycled is missing" >&2; exit 1; }
-done
+check_builds nostore.sh "$@"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/lifecycled-nostore.XXXXXX")
 export CONTAINER_LOG_DIR=$work
@@ -88,10 +78,5 @@ measure() {
 }
 
 section "A journald storing nothing below notice: $RUNS runs of one watched oneshot"
-labels=(build baseline baseline2 baseline3)
-index=0
-for build in "$@"; do
-    measure "$build" "${labels[$index]}"
-    index=$((index + 1))
-done
+measure_each "$@"
 rm -rf "$work"
