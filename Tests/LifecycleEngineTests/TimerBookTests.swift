@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import LifecycleEngine
+import Testing
+
+/// The rules that resolve each elapse of a timer into a run, a miss, a skip or a coalesced elapse, as tables of what
+/// systemd sends (timer snapshots, run begins and ends, jobs) and what the book decides (docs/journal.md, "Timers").
+struct TimerBookTests {
+    /// One thing systemd says, in the order it says it.
+    enum Step {
+        /// The timer's LastTriggerUSec at `second` (wall clock) and the same on PID 1's monotonic clock.
+        case trigger(Int)
+        case job(UInt32)
+        case began(Int, monotonic: Double? = nil)
+        case ended(Int)
+        case removed(UInt32, String, unitResult: String? = nil)
+    }
+
+    /// What the book decided at a step.
+    enum Decision: Equatable {
+        case ran(due: Int, lateness: Double)
+        case missed(due: Int, cause: String)
+        case skipped(due: Int)
+        case coalesced(due: Int)
+    }
+
+    static let base: Milliseconds = 1_772_359_200_000
+    /// PID 1's monotonic clock is the wall clock less this many seconds.
+    static let boot = 1_772_300_000
+
+    static func timer(triggeredAt second: Int?) -> TimerSnapshot {
+        TimerSnapshot(
+            name: "backup.timer", unit: "backup.service",
+            lastTrigger: second.map { UInt64(base + Milliseconds($0) * 1_000) * 1_000 } ?? 0,
+            lastTriggerMonotonic: second.map { UInt64(Int(base / 1_000) + $0 - boot) * 1_000_000 } ?? 0,
+            accuracy: 1_000_000
+        )
+    }
+
+    static func monotonic(_ second: Double) -> UInt64 { UInt64((Double(Int(base / 1_000) - boot) + second) * 1_000_000) }
+
+    func decide(_ steps: [Step]) -> [Decision] {
+        var book = TimerBook()
+        book.take(Self.timer(triggeredAt: nil))
+        var decisions: [Decision] = []
+        let seconds = { (ms: Milliseconds) in Int((ms - Self.base) / 1_000) }
+        for step in steps {
+            switch step {
+            case .trigger(let second): book.take(Self.timer(triggeredAt: second))
+            case .job(let id): book.noteJob(id, of: "backup.service")
+            case .began(let second, let monotonic):
+                let time = Self.base + Milliseconds(second) * 1_000
+                if let run = book.runBegan(
+                    unit: "backup.service", time: time, monotonic: Self.monotonic(monotonic ?? Double(second))
+                ) {
+                    decisions.append(.ran(due: seconds(run.elapse.due), lateness: run.latenessSeconds))
+                }
+            case .ended(let second): book.runEnded(unit: "backup.service", monotonic: Self.monotonic(Double(second)))
+            case .removed(let id, let result, let unitResult):
+                switch book.jobRemoved(id, of: "backup.service", result: result, unitResult: unitResult) {
+                case .missed(let elapse, let cause)?: decisions.append(.missed(due: seconds(elapse.due), cause: cause))
+                case .skipped(let elapse)?: decisions.append(.skipped(due: seconds(elapse.due)))
+                case .coalesced(let elapse)?: decisions.append(.coalesced(due: seconds(elapse.due)))
+                case nil: break
+                }
+            }
+        }
+        return decisions
+    }
+
+    static let cases: [(String, [Step], [Decision])] = [
+        ("a run that begins at once is the elapse's, on time",
+         [.trigger(10), .job(7), .began(10), .removed(7, "done")], [.ran(due: 10, lateness: 0)]),
+        ("a start job queued behind a slow dependency is late by its wait",
+         [.trigger(10), .job(7), .began(13, monotonic: 13.25), .removed(7, "done")], [.ran(due: 10, lateness: 3.25)]),
+        ("a failed dependency: the job's result is the miss's cause",
+         [.trigger(10), .job(7), .removed(7, "dependency")], [.missed(due: 10, cause: "dependency")]),
+        ("a start refused by the start limit: the failed job takes the unit's Result",
+         [.trigger(10), .job(7), .removed(7, "failed", unitResult: "start-limit-hit")],
+         [.missed(due: 10, cause: "start-limit-hit")]),
+        ("a failed job of a unit whose Result says nothing more stays failed",
+         [.trigger(10), .removed(7, "failed", unitResult: "success")], [.missed(due: 10, cause: "failed")]),
+        ("a canceled start job is missed, once",
+         [.trigger(10), .job(7), .removed(7, "canceled"), .removed(7, "canceled")],
+         [.missed(due: 10, cause: "canceled")]),
+        ("a condition skipped the start: done, no run going",
+         [.trigger(10), .began(10), .ended(11), .trigger(20), .removed(8, "done")],
+         [.ran(due: 10, lateness: 0), .skipped(due: 20)]),
+        ("an elapse while the previous run goes on merges into it",
+         [.trigger(10), .began(10), .trigger(20), .removed(8, "done"), .ended(25)],
+         [.ran(due: 10, lateness: 0), .coalesced(due: 20)]),
+        ("a oneshot still running at the next elapse: its own job's end resolves the elapse as coalesced",
+         [.trigger(10), .job(7), .began(10), .trigger(20), .ended(25), .removed(7, "done")],
+         [.ran(due: 10, lateness: 0), .coalesced(due: 20)]),
+        ("a manual start before the elapse is no timer's run",
+         [.began(5), .trigger(10), .removed(9, "done")], [.coalesced(due: 10)]),
+        ("a manual start with no elapse pending carries nothing",
+         [.trigger(10), .began(10), .ended(12), .began(30)], [.ran(due: 10, lateness: 0)]),
+        ("another job of the unit does not resolve the elapse whose job is known",
+         [.trigger(10), .job(7), .removed(3, "canceled"), .removed(7, "timeout")], [.missed(due: 10, cause: "timeout")]),
+        ("a removed job with no elapse pending decides nothing",
+         [.removed(3, "dependency")], []),
+        ("every elapse is resolved once, in order",
+         [.trigger(10), .job(7), .removed(7, "dependency"), .trigger(20), .job(8), .began(21), .removed(8, "done"),
+          .trigger(30), .job(9), .removed(9, "dependency")],
+         [.missed(due: 10, cause: "dependency"), .ran(due: 20, lateness: 1), .missed(due: 30, cause: "dependency")]),
+    ]
+
+    @Test("elapses resolved", arguments: cases.indices)
+    func table(_ index: Int) {
+        let (name, steps, expected) = Self.cases[index]
+        #expect(decide(steps) == expected, "\(name)")
+    }
+
+    @Test("the first snapshot of a timer is a baseline, a later trigger an elapse")
+    func baseline() {
+        var book = TimerBook()
+        #expect(book.take(Self.timer(triggeredAt: 10)) == nil)
+        #expect(book.take(Self.timer(triggeredAt: 10)) == nil)
+        #expect(book.take(Self.timer(triggeredAt: 20))?.due == Self.base + 20_000)
+    }
+
+    @Test("a listing forgets the timers it no longer names, and their pending elapses")
+    func takeAll() {
+        var book = TimerBook()
+        book.take(Self.timer(triggeredAt: 10))
+        book.take(Self.timer(triggeredAt: 20))
+        #expect(book.pending.count == 1)
+        #expect(book.takeAll([]).isEmpty)
+        #expect(book.pending.isEmpty && book.timers.isEmpty)
+    }
+
+    @Test("the next elapse: the earlier of the calendar's and the monotonic one placed on the wall clock")
+    func nextElapse() {
+        let now = Self.base
+        let uptime = Uptime(milliseconds: 60_000)
+        var timer = TimerSnapshot(name: "t.timer", unit: "t.service", nextElapseRealtime: UInt64(now + 30_000) * 1_000)
+        #expect(timer.nextElapse(now: now, uptime: uptime) == now + 30_000)
+        timer.nextElapseMonotonic = 65_000_000
+        #expect(timer.nextElapse(now: now, uptime: uptime) == now + 5_000)
+        timer = TimerSnapshot(name: "t.timer", unit: "t.service", nextElapseRealtime: .max)
+        #expect(timer.nextElapse(now: now, uptime: uptime) == nil)
+    }
+}
