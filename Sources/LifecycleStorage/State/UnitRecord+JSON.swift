@@ -100,6 +100,15 @@ extension UnitRecord {
         writer.unsigned(sequence)
         writer.key("state")
         Self.write(state, to: &writer)
+        if !timers.isEmpty {
+            writer.key("timers")
+            writer.beginObject()
+            for (timer, totals) in timers.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }) {
+                writer.key(timer)
+                totals.write(to: &writer)
+            }
+            writer.endObject()
+        }
         writer.member("unit", unit)
         if updateCount > 0 { writer.member("update_count", Int64(updateCount)) }
         writer.endObject()

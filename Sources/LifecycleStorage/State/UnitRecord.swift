@@ -51,6 +51,9 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     public var updateCount: Int
     /// What the unit's ended runs cost, as far as each knew (absent from files from before it).
     public var runTotals: RunTotals
+    /// What each timer that starts the unit did, by timer name (absent from files from before it, and while no timer
+    /// of the unit elapsed).
+    public var timers: [String: TimerTotals]
 
     /// How many crash times a record keeps; a crash-loop threshold above it could never be reached.
     public static let recentCrashLimit = 20
@@ -67,7 +70,8 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         recentCrashes: [Milliseconds] = [],
         crashResults: [String: Int] = [:],
         updateCount: Int = 0,
-        runTotals: RunTotals = RunTotals()
+        runTotals: RunTotals = RunTotals(),
+        timers: [String: TimerTotals] = [:]
     ) {
         self.unit = unit
         self.state = state
@@ -80,6 +84,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         self.crashResults = crashResults
         self.updateCount = updateCount
         self.runTotals = runTotals
+        self.timers = timers
     }
 
     /// When the unit was last seen doing anything: its last launch, wake, sleep or failure; nil when never.
@@ -118,6 +123,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         case crashResults = "crash_results"
         case updateCount = "update_count"
         case runTotals = "run_totals"
+        case timers
     }
 
     /// Decodes a record whose `schema_version` the caller has already checked to be at most
@@ -140,6 +146,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         // Files from before the count: a recorded update time means at least one update was seen.
         updateCount = try container.decodeIfPresent(Int.self, forKey: .updateCount) ?? (state.update == nil ? 0 : 1)
         runTotals = try container.decodeIfPresent(RunTotals.self, forKey: .runTotals) ?? RunTotals()
+        timers = try container.decodeIfPresent([String: TimerTotals].self, forKey: .timers) ?? [:]
     }
 
     /// Encodes the record in the current schema version; a record is always written in the newest form.
@@ -157,5 +164,6 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         if !crashResults.isEmpty { try container.encode(crashResults, forKey: .crashResults) }
         if updateCount > 0 { try container.encode(updateCount, forKey: .updateCount) }
         if !runTotals.isEmpty { try container.encode(runTotals, forKey: .runTotals) }
+        if !timers.isEmpty { try container.encode(timers, forKey: .timers) }
     }
 }
