@@ -22,6 +22,9 @@ public enum DaemonEffect: Sendable, Equatable {
     /// Read the version of the unit's run by its source while the run's unit is loaded; answer
     /// ``DaemonInput/versionRead(unit:version:)``.
     case readVersion(unit: String, invocationID: String, source: VersionSource)
+    /// Read the timers that start these watched services (their `TriggeredBy`) and follow them; answer
+    /// ``DaemonInput/timersRead(_:)``.
+    case readTimers([String])
     /// Read what a run that just ended cost (CPU, memory peak, IO) from its unit's properties; answer
     /// ``DaemonInput/runCostRead(_:_:)``.
     case readRunCost(UnitRunID)

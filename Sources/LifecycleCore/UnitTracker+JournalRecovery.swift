@@ -43,7 +43,7 @@ extension UnitTracker {
         case .launch: .launch
         case .wake: .wake
         case .sleep: .sleep
-        case .crash, .custom: nil
+        case .crash, .custom, .missed: nil
         }
         if dispatch.isAutotracked, event != .sleep, let id = dispatch.invocationID {
             // A run began (launch or wake), or ended with a crash notice.

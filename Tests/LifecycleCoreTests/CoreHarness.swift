@@ -109,6 +109,9 @@ struct CoreHarness {
     var archiveReadable = true
     /// The retention cut-off each archiving was given.
     var archiveExpiredBefore: [Milliseconds?] = []
+    /// The timers of the watched services, answered to ``DaemonEffect/readTimers(_:)``, and every read, in order.
+    var timers: [TimerSnapshot] = []
+    var timerReads: [[String]] = []
     /// Every effect performed, in order, and `exit` when the loop ended.
     var performed: [DaemonEffect] = []
 
@@ -182,6 +185,9 @@ struct CoreHarness {
                 return nil
             }
             return .runCostRead(run, runCosts[run.invocationID] ?? RunRecord())
+        case .readTimers(let units):
+            timerReads.append(units)
+            return .timersRead(timers)
         case .readRunEnding(let unit, let id, _):
             endingReads += 1
             let caughtUp = endingReads > journalLagReads

@@ -36,7 +36,7 @@ extension LifecycleDaemon {
             } catch {
                 logger.warning("Failed to write a probe to the journal", metadata: ["error": "\(error)"])
             }
-        case .readVersion, .readRunCost, .watch, .publishManager, .prefetchVersions:
+        case .readVersion, .readRunCost, .readTimers, .watch, .publishManager, .prefetchVersions:
             performOnBus(effect)
         case .readRunEnding(let unit, let invocationID, let barrier):
             return readEnding(of: unit, invocationID: invocationID, barrier: barrier)
