@@ -2,7 +2,7 @@
 
 import LifecycleEngine
 
-/// What one timer of a unit did over the unit's history, kept in the unit's record for `lifectl timers` and the
+/// What one timer of a unit did over the unit's history, kept in the unit's record for `lifecyclectl timers` and the
 /// metrics: its elapses by what became of them (a run, a miss by cause, a skip, an elapse merged into the run going
 /// on), how late its runs began, and its schedule as systemd last showed it (docs/journal.md, "Timers").
 ///
