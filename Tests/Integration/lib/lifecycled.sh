@@ -8,7 +8,7 @@
 # shellcheck disable=SC2034 # used by the suites that source this file
 readonly ID_LAUNCH=7006b0aab99348aaa0549048c05b00b9 ID_WAKE=c3cffdd912a94468bf55af95c5153a3f \
     ID_SLEEP=1ecaafbe5252451daa10ccc3e7fd2329 ID_CUSTOM=c045a9c8b7de4d3084fecaf0ae0df532 \
-    ID_CRASH=8ca45d5015014645bedba16bc4a17ad0
+    ID_CRASH=8ca45d5015014645bedba16bc4a17ad0 ID_MISSED=0e2c805157d74255856d089a14e48eb1
 # Where the suites install lifecycled inside: /usr is the host's, read-only, in the container.
 readonly PREFIX_INSIDE=/opt/lifecycled
 
