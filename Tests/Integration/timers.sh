@@ -45,36 +45,30 @@ OnCalendar=*:*:0/5
 AccuracySec=100ms"
 }
 
+# oneshot NAME EXEC [DEPENDENCY]: a oneshot service running EXEC, which Requires= and comes After= DEPENDENCY.
+oneshot() {
+    local unit_section=""
+    [[ -n ${3:-} ]] && unit_section="[Unit]
+Requires=$3
+After=$3
+"
+    unit "$1" "${unit_section}[Service]
+Type=oneshot
+ExecStart=$2"
+}
+
 write_units() {
     every_five_seconds tm-ok
-    unit tm-ok.service "[Service]
-Type=oneshot
-ExecStart=/bin/true"
+    oneshot tm-ok.service /bin/true
     every_five_seconds tm-dep
-    unit tm-dep.service "[Unit]
-Requires=fail-dep.service
-After=fail-dep.service
-[Service]
-Type=oneshot
-ExecStart=/bin/true"
-    unit fail-dep.service "[Service]
-Type=oneshot
-ExecStart=/bin/false"
+    oneshot tm-dep.service /bin/true fail-dep.service
+    oneshot fail-dep.service /bin/false
     every_five_seconds tm-slow
-    unit tm-slow.service "[Unit]
-Requires=slow-dep.service
-After=slow-dep.service
-[Service]
-Type=oneshot
-ExecStart=/bin/true"
-    unit slow-dep.service "[Service]
-Type=oneshot
-ExecStart=/bin/sleep 2"
+    oneshot tm-slow.service /bin/true slow-dep.service
+    oneshot slow-dep.service "/bin/sleep 2"
     unit tm-manual.timer "[Timer]
 OnCalendar=2099-01-01"
-    unit tm-manual.service "[Service]
-Type=oneshot
-ExecStart=/bin/true"
+    oneshot tm-manual.service /bin/true
 }
 
 # --- helpers -------------------------------------------------------------------------------------------------------
@@ -167,8 +161,8 @@ test_slow_dependency_is_late() {
 
 test_stopped_timers_views_equal_dispatches() {
     c_exec systemctl stop tm-ok.timer tm-dep.timer tm-slow.timer
-    # A run under way finishes, and its dispatches go out.
-    c_exec sh -c 'while systemctl -q is-active tm-slow.service slow-dep.service; do sleep 0.2; done'
+    # A start job under way (tm-slow's, waiting for its dependency) finishes, and its dispatches go out.
+    c_exec sh -c 'while [ -n "$(systemctl list-jobs --no-legend)" ]; do sleep 0.2; done'
     sleep 1
     # One miss per start job PID 1 failed, counted from the first miss lifecycled saw (the timers may have elapsed
     # once before lifecycled followed them), and never two for one elapse.

@@ -148,32 +148,13 @@ extension TimerTotals {
         writer.member("last_cause", lastCause)
         writer.member("last_outcome", lastOutcome?.rawValue)
         writer.member("last_trigger", lastTrigger)
-        writer.key("lateness_buckets")
-        writer.beginArray()
-        for count in latenessBuckets {
-            writer.element()
-            writer.integer(Int64(count))
-        }
-        writer.endArray()
+        writer.member("lateness_buckets", integers: latenessBuckets.lazy.map { Int64($0) })
         writer.member("lateness_max_microseconds", maxLatenessMicroseconds)
         writer.member("lateness_microseconds", latenessMicroseconds)
         if !recentLatenessMicroseconds.isEmpty {
-            writer.key("lateness_recent_microseconds")
-            writer.beginArray()
-            for microseconds in recentLatenessMicroseconds {
-                writer.element()
-                writer.integer(microseconds)
-            }
-            writer.endArray()
+            writer.member("lateness_recent_microseconds", integers: recentLatenessMicroseconds)
         }
-        if !missed.isEmpty {
-            writer.key("missed")
-            writer.beginObject()
-            for (cause, count) in missed.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }) {
-                writer.member(cause, Int64(count))
-            }
-            writer.endObject()
-        }
+        if !missed.isEmpty { writer.member("missed", counts: missed) }
         writer.member("next_elapse", nextElapse)
         writer.member("runs", Int64(runs))
         writer.member("skipped", Int64(skipped))

@@ -35,14 +35,8 @@ struct Timers: ParsableCommand {
 
     func run() throws {
         let selection = try options.select(needsTimeZone: false, needsCrashLoop: false)
-        let contents: StateStore.Contents
-        do {
-            contents = try StateStore(directory: selection.stateDirectory, readOnly: true).loadAll()
-        } catch {
-            throw reportFailure(error.description)
-        }
-        for warning in contents.warnings { printError(WarningText.line(warning)) }
-        let rows = TimerRow.rows(of: contents.records)
+        let records = try StateFiles.records(in: selection.stateDirectory)
+        let rows = TimerRow.rows(of: records)
         let output =
             options.json
             ? TimersJSON.render(rows)
