@@ -25,7 +25,7 @@ suite_preflight timers.sh "$@"
 readonly CTL=$PREFIX_INSIDE/bin/lifecyclectl
 readonly UNITS_DIR=/var/lib/lifecycled/units
 readonly PROM=/var/lib/lifecycled/lifecycled.prom
-readonly CONFIG_JSON="{\"watch\": [\"tm-*.service\"], \"metrics_file\": \"$PROM\"}"
+readonly CONFIG_JSON="{\"watch\": [\"tm-*.service\"], \"metrics_file\": \"$PROM\", \"log_level\": \"debug\"}"
 readonly WAIT=30 # seconds any polled condition may take
 # PID 1's entry for a job that failed ("Dependency failed for …"), JOB_RESULT=dependency (docs/systemd.md).
 readonly ID_JOB_FAILED=be02cf6855d2428ba40df7e9d022f03d
