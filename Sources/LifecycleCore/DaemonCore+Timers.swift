@@ -17,8 +17,43 @@ extension DaemonCore {
 
     mutating func takeTimers(_ timers: [TimerSnapshot]?) {
         guard let timers else { return }
+        if !timersCaughtUp {
+            timersCaughtUp = true
+            askMissedWhileAway(timers)
+        }
         _ = timerBook.takeAll(timers)
         timers.forEach { noteSchedule(of: $0.name) }
+    }
+
+    /// At the first read of the timers: those that elapsed since their unit's record last resolved an elapse (it
+    /// holds the timer's last trigger then) may have missed runs while lifecycled was away, which PID 1's journal
+    /// tells (``FailedStartJob``).
+    private mutating func askMissedWhileAway(_ timers: [TimerSnapshot]) {
+        guard readsManagerJournal else { return }
+        var away: [String: MissedStartQuery.Timer] = [:]
+        for timer in timers {
+            guard let stored = tracker.records[timer.unit]?.timers[timer.name], let known = stored.lastTrigger,
+                let current = timer.lastTriggerTime, current > known
+            else { continue }
+            away[timer.name] = MissedStartQuery.Timer(unit: timer.unit, since: max(known, stored.lastResolved ?? known))
+        }
+        guard !away.isEmpty else { return }
+        effects.append(.readMissedStarts(MissedStartQuery(timers: away, until: now)))
+    }
+
+    /// PID 1's failed start jobs while lifecycled was away: each a `missed` dispatch, recovered, at the job's time.
+    mutating func takeMissedStarts(_ jobs: [FailedStartJob]?, for query: MissedStartQuery) {
+        guard let jobs else {
+            log(.warning, "PID 1's journal could not be read for the runs timers were due to start while lifecycled was away")
+            return
+        }
+        for (name, away) in query.timers.sorted(by: { $0.key < $1.key }) {
+            guard let timer = timerBook.timers[name] else { continue }
+            let seen = jobs.filter { $0.time <= query.until }
+            for miss in TimerBook.missedWhileAway(timer, since: away.since, jobs: seen) {
+                work.append(.timerJob(.missed(miss.elapse, cause: miss.cause), recoveredAt: miss.failedAt))
+            }
+        }
     }
 
     /// A timer changed: an elapse is kept until the unit's next run, or its job's removal, resolves it. Taken in
@@ -34,14 +69,16 @@ extension DaemonCore {
         guard phase == .tracking,
             let outcome = timerBook.jobRemoved(jobID, of: unit, result: result, unitResult: unitResult)
         else { return }
-        work.append(.timerJob(outcome))
+        work.append(.timerJob(outcome, recoveredAt: nil))
     }
 
-    mutating func recordTimerJob(_ outcome: TimerJobOutcome) {
+    /// Records what became of an elapse; `recoveredAt`, the time PID 1 failed its job, for one lifecycled was away for.
+    mutating func recordTimerJob(_ outcome: TimerJobOutcome, recoveredAt: Milliseconds?) {
         let schedule = timerBook.timers[outcome.elapse.timer]
-        _ = take(tracker.record(outcome, schedule: schedule, now: now, uptime: uptime))
+        _ = take(tracker.record(outcome, schedule: schedule, now: now, uptime: uptime, recoveredAt: recoveredAt))
         if case .missed(let elapse, let cause) = outcome {
-            log(.notice, "\(elapse.unit): the run \(elapse.timer) was due to start never began (\(cause))")
+            let away = recoveredAt == nil ? "" : " while lifecycled was away"
+            log(.notice, "\(elapse.unit): the run \(elapse.timer) was due to start never began (\(cause))\(away)")
         }
     }
 

@@ -275,8 +275,8 @@ extension DaemonCore {
             noteStarted(change.snapshot)
             let transitions = tracker.transitions(for: change.snapshot, whileReloading: change.whileReloading)
             work.prepend(contentsOf: transitions.lazy.map(Work.transition))
-        case .timerJob(let outcome):
-            recordTimerJob(outcome)
+        case .timerJob(let outcome, let recoveredAt):
+            recordTimerJob(outcome, recoveredAt: recoveredAt)
         case .readNextSlice(let resume):
             readNextSlice(resume)
         case .finishRecovery(let cause, let watchedUnits):

@@ -23,8 +23,9 @@ public struct DaemonCore: Sendable {
         /// A listing taken as the state of every watched unit (the first at start is the baseline).
         case resync([UnitSnapshot], isFirst: Bool)
         case change(BufferedChange)
-        /// What became of an elapse whose unit began no run, in order with the unit's changes (``TimerJobOutcome``).
-        case timerJob(TimerJobOutcome)
+        /// What became of an elapse whose unit began no run, in order with the unit's changes (``TimerJobOutcome``);
+        /// with the time PID 1 failed its job for one recovered from its journal.
+        case timerJob(TimerJobOutcome, recoveredAt: Milliseconds?)
         /// The runs of a history slice are made: the next slice is read (``HistoryResume``).
         indirect case readNextSlice(HistoryResume)
         /// The listing is taken (after a recovery when `cause` is set): tracking goes on.
@@ -120,6 +121,8 @@ public struct DaemonCore: Sendable {
     var startingRuns = StartingRuns()
     /// The timers of the watched services and their elapses not yet resolved.
     var timerBook = TimerBook()
+    /// Whether the timers' misses while lifecycled was away were asked for: once, at the first read of the timers.
+    var timersCaughtUp = false
 
     public init(
         tracker: UnitTracker, unitsSetAside: Set<String> = [], readsJournal: Bool, readsManagerJournal: Bool,
@@ -201,6 +204,7 @@ public struct DaemonCore: Sendable {
             takeJobRemoved(unit: unit, jobID: jobID, result: result, unitResult: unitResult)
         case .timerChanged(let timer): takeTimer(timer)
         case .timersRead(let timers): takeTimers(timers)
+        case .missedStartsRead(let query, let jobs): takeMissedStarts(jobs, for: query)
         case .unitRemoved(let unit): unitRemoved(unit)
         case .reloading(let active):
             isReloading = active
@@ -390,7 +394,7 @@ extension DaemonInput {
     var waitsForWork: Bool {
         switch self {
         case .versionRead, .runCostRead, .runEndingRead, .runJournalRead, .sent, .lookedUp, .managerPublished, .timer, .recovered, .journalTailRead,
-            .archiveRead, .saved, .journalPositionSaved, .timersRead:
+            .archiveRead, .saved, .journalPositionSaved, .timersRead, .missedStartsRead:
             false
         default: true
         }

@@ -25,6 +25,9 @@ public enum DaemonEffect: Sendable, Equatable {
     /// Read the timers that start these watched services (their `TriggeredBy`) and follow them; answer
     /// ``DaemonInput/timersRead(_:)``.
     case readTimers([String])
+    /// Read PID 1's failed start jobs of the units whose timers elapsed while lifecycled was away; answer
+    /// ``DaemonInput/missedStartsRead(_:_:)`` at once.
+    case readMissedStarts(MissedStartQuery)
     /// Read what a run that just ended cost (CPU, memory peak, IO) from its unit's properties; answer
     /// ``DaemonInput/runCostRead(_:_:)``.
     case readRunCost(UnitRunID)

@@ -19,6 +19,9 @@ public enum DaemonInput: Sendable, Equatable {
     /// The answer to ``DaemonEffect/readTimers(_:)``: the timers of the watched services, nil when the bus could not
     /// be asked.
     case timersRead([TimerSnapshot]?)
+    /// The answer to ``DaemonEffect/readMissedStarts(_:)``: the failed start jobs, nil when the journal could not be
+    /// read.
+    case missedStartsRead(MissedStartQuery, [FailedStartJob]?)
     /// systemd unloaded a unit (`UnitRemoved`): unless it comes back, its record is archived after a while.
     case unitRemoved(String)
     /// systemd began (true) or finished (false) a daemon-reload or daemon-reexec.

@@ -8,22 +8,25 @@ import LifecycleStorage
 extension UnitTracker {
     /// An elapse that began no run: a miss is a `missed` dispatch, numbered with the unit's sequence; a skip or an
     /// elapse merged into the run going on is only counted. The timer's schedule (`schedule`, as systemd shows it
-    /// now) goes into the record with it.
+    /// now) goes into the record with it. A miss lifecycled was away for (`recoveredAt`, when PID 1 failed the job) is
+    /// dated then and marked reconciled.
     public mutating func record(
-        _ outcome: TimerJobOutcome, schedule: TimerSnapshot?, now: Milliseconds, uptime: Uptime
+        _ outcome: TimerJobOutcome, schedule: TimerSnapshot?, now: Milliseconds, uptime: Uptime,
+        recoveredAt: Milliseconds? = nil
     ) -> [Effect] {
         let elapse = outcome.elapse
         let stored = records[elapse.unit] ?? UnitRecord(unit: elapse.unit)
         var record = stored
         var totals = record.timers[elapse.timer] ?? TimerTotals()
         if let schedule { totals.take(schedule, now: now, uptime: uptime) }
+        totals.lastResolved = max(totals.lastResolved ?? 0, recoveredAt ?? now)
         var dispatch: Dispatch?
         switch outcome {
         case .missed(_, let cause):
             totals.countMissed(cause: cause)
-            dispatch = Dispatch(
-                name: DispatchField.missedEvent, time: now, lifecycle: nil, customData: elapse.missedPayload(cause: cause)
-            )
+            var data = elapse.missedPayload(cause: cause)
+            if recoveredAt != nil { data[DispatchField.PayloadKey.reconciled] = .bool(true) }
+            dispatch = Dispatch(name: DispatchField.missedEvent, time: recoveredAt ?? now, lifecycle: nil, customData: data)
         case .skipped: totals.count(.skipped)
         case .coalesced: totals.count(.coalesced)
         }

@@ -157,7 +157,9 @@ public struct UnitTracker: Sendable {
         }
         if transition.transition == .began, let timedRun {
             dispatch?.customData.merge(timedRun.payload) { own, _ in own }
-            record.timers[timedRun.elapse.timer, default: TimerTotals()].countRun(latenessSeconds: timedRun.latenessSeconds)
+            record.timers[timedRun.elapse.timer, default: TimerTotals()].countRun(
+                latenessSeconds: timedRun.latenessSeconds, at: transition.time ?? now
+            )
         }
         // LIFECYCLE_RUN_END=unknown: a sleep whose time is only the last moment the run was known to be going.
         if transition.transition == .endedUnknown {

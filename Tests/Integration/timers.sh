@@ -5,8 +5,9 @@
 # installs lifecycled watching tm-*.service, and starts timers that elapse every 5 s (OnCalendar=*:*:0/5,
 # AccuracySec=100ms): one whose service starts at once, one whose service Requires= a oneshot that fails (each elapse
 # a missed dispatch with cause dependency), one whose service waits 2 s for a slow dependency (late by its wait), and
-# one that never elapses meanwhile, whose service is started by hand (no timer fields). Then checks the dispatches
-# against PID 1's own journal (one miss per failed start job, no more), and `lifecyclectl timers --json`, `show` and the
+# one that never elapses meanwhile, whose service is started by hand (no timer fields); stops lifecycled for two
+# elapses (their misses are recovered from PID 1's journal). Then checks the dispatches against PID 1's own journal
+# (one miss per failed start job, no more), and `lifecyclectl timers --json`, `show` and the
 # metrics against the dispatches; promtool checks the metrics when it is installed. One container, about a minute.
 # Needs root, systemd-container and jq.
 # Usage: Tests/Integration/timers.sh BUILD_DIR      (the release build: scripts/test passes it)
@@ -159,6 +160,41 @@ test_slow_dependency_is_late() {
     done
 }
 
+reconciled_missed_count() { missed "$1" | jq -c 'select(.LIFECYCLE_RECONCILED == "true")' | grep -c . || true; }
+# failed_jobs_between UNIT FROM TO: PID 1's failed start jobs of UNIT logged between two times (seconds).
+failed_jobs_between() { failed_jobs "$1" | awk -v a="$2" -v b="$3" '$1 / 1e6 > a && $1 / 1e6 < b' | grep -c . || true; }
+
+# The due time of the first miss lifecycled saw live (not recovered) after the time given, in seconds; or nothing.
+first_live_miss_after() {
+    missed tm-dep.service | jq -r 'select(.LIFECYCLE_RECONCILED != "true") | .LIFECYCLE_TIMER_DUE_TIME' |
+        while read -r due; do
+            awk -v d="$(seconds "$due")" -v t="$1" 'BEGIN { if (d > t) print d }'
+        done | head -1
+}
+has_live_miss_after() { [[ -n $(first_live_miss_after "$1") ]]; }
+
+test_misses_while_stopped() {
+    local stopped started live count miss
+    wait_for "$WAIT" has_missed tm-dep.service 1
+    c_exec systemctl stop lifecycled.service
+    stopped=$(c_exec date +%s.%N)
+    sleep 11 # two elapses or three
+    started=$(c_exec date +%s.%N)
+    c_exec systemctl start lifecycled.service
+    # Every failed start job is either recovered or seen live: those before the first elapse seen live are recovered.
+    wait_for "$WAIT" has_live_miss_after "$started"
+    live=$(first_live_miss_after "$started")
+    count=$(failed_jobs_between tm-dep.service "$stopped" "$live")
+    assert_ge 2 "$count" "PID 1's failed start jobs of tm-dep.service while lifecycled was stopped"
+    assert_eq "$count" "$(reconciled_missed_count tm-dep.service)" "recovered missed dispatches, one per failed job"
+    while read -r miss; do
+        assert_eq dependency "$(jq -r .LIFECYCLE_MISSED_CAUSE <<<"$miss")" "LIFECYCLE_MISSED_CAUSE of a recovered miss"
+        assert_eq tm-dep.timer "$(jq -r .LIFECYCLE_TIMER <<<"$miss")" "LIFECYCLE_TIMER of a recovered miss"
+        in_range "$(seconds "$(jq -r .LIFECYCLE_TIME <<<"$miss")")" "$stopped" "$live" ||
+            fail "a recovered miss dated $(jq -r .LIFECYCLE_TIME <<<"$miss"), not while lifecycled was away"
+    done < <(missed tm-dep.service | jq -c 'select(.LIFECYCLE_RECONCILED == "true")')
+}
+
 test_stopped_timers_views_equal_dispatches() {
     c_exec systemctl stop tm-ok.timer tm-dep.timer tm-slow.timer
     # A start job under way (tm-slow's, waiting for its dependency) finishes, and its dispatches go out.
@@ -257,6 +293,8 @@ run_test "a run started by hand carries no timer field" test_manual_start_carrie
 run_test "a start job failed on its dependency: a missed dispatch at warning, cause dependency, in the unit's sequence" \
     test_failed_dependency_is_missed
 run_test "a start job that waited 2 s for a slow dependency is late by its wait" test_slow_dependency_is_late
+run_test "misses while lifecycled is stopped: one recovered missed dispatch per start job PID 1 failed meanwhile" \
+    test_misses_while_stopped
 run_test "one miss per failed start job; stopped timers: lifecyclectl timers and show equal the dispatches, no next elapse" \
     test_stopped_timers_views_equal_dispatches
 run_test "the timer metrics equal the dispatches (promtool, when installed, accepts them)" test_metrics_equal_dispatches

@@ -95,3 +95,56 @@ struct DaemonCoreTimerTests {
         #expect(totals?.lastOutcome == .skipped)
     }
 }
+
+/// The runs a timer was due to start while lifecycled was away, from PID 1's failed start jobs.
+struct DaemonCoreTimerRecoveryTests {
+    typealias H = CoreHarness
+    typealias T = DaemonCoreTimerTests
+
+    /// web.service's record as a lifecycled that last resolved web.timer's elapse at 10 s left it.
+    static func record() -> UnitRecord {
+        var totals = TimerTotals()
+        totals.countRun(latenessSeconds: 0, at: H.t0 + 10_000)
+        totals.lastTrigger = H.t0 + 10_000
+        return UnitRecord(unit: H.unit, sequence: 4, timers: ["web.timer": totals])
+    }
+
+    static func job(_ second: Int64, _ result: String) -> FailedStartJob {
+        FailedStartJob(unit: H.unit, time: H.t0 + second * 1_000 + 250, result: result)
+    }
+
+    @Test("each failed start job since the last elapse resolved is a recovered missed dispatch at its time, once")
+    func missedWhileAway() throws {
+        var h = try H(records: [Self.record()])
+        h.timers = [T.timer(triggeredAt: 40)]
+        h.failedStarts = [Self.job(5, "dependency"), Self.job(20, "dependency"), Self.job(40, "timeout")]
+        h.now = H.t0 + 45_000
+        h.send(.start)
+        h.send(.listing([H.snapshot("inactive", "z", second: 0)]))
+        #expect(h.missedStartQueries.map(\.units) == [[H.unit: H.t0 + 10_000]])
+        #expect(h.dispatches() == ["5 missed reconciled", "6 missed reconciled"])
+        let fields = h.journal.map { dispatch in
+            Dictionary(dispatch.entry.fields.map { ($0.name, $0.value) }) { first, _ in first }
+        }
+        #expect(fields.map { $0["LIFECYCLE_TIME"] } == ["2026-03-01T10:00:20.250Z", "2026-03-01T10:00:40.250Z"])
+        #expect(fields.map { $0["LIFECYCLE_TIMER_DUE_TIME"] } == ["2026-03-01T10:00:20.250Z", "2026-03-01T10:00:40.000Z"])
+        #expect(fields.map { $0["LIFECYCLE_MISSED_CAUSE"] } == ["dependency", "timeout"])
+        let totals = h.core.tracker.records[H.unit]?.timers["web.timer"]
+        #expect(totals?.missed == ["dependency": 1, "timeout": 1])
+        #expect(totals?.lastResolved == H.t0 + 40_250, "the next start reads after it")
+    }
+
+    @Test("a timer that did not elapse meanwhile, or is new, asks nothing")
+    func nothingToAsk() throws {
+        var h = try H(records: [Self.record()])
+        h.timers = [T.timer(triggeredAt: 10)]
+        h.send(.start)
+        h.send(.listing([H.snapshot("inactive", "z", second: 0)]))
+        #expect(h.missedStartQueries.isEmpty)
+        var fresh = try H()
+        fresh.timers = [T.timer(triggeredAt: 40)]
+        fresh.send(.start)
+        fresh.send(.listing([H.snapshot("inactive", "z", second: 0)]))
+        #expect(fresh.missedStartQueries.isEmpty)
+    }
+}

@@ -142,3 +142,50 @@ struct TimerBookTests {
         #expect(timer.nextElapse(now: now, uptime: uptime) == nil)
     }
 }
+
+/// PID 1's failed start jobs as the evidence of the runs a timer was due to start while lifecycled was away.
+struct FailedStartJobTests {
+    static let base = TimerBookTests.base
+
+    static func fields(result: String = "dependency", type: String = "start", invocation: String? = "") -> [String: String] {
+        var fields = [
+            "MESSAGE_ID": FailedStartJob.messageID, "UNIT": "backup.service", "JOB_TYPE": type, "JOB_RESULT": result,
+            "_SOURCE_REALTIME_TIMESTAMP": String((base + 20_250) * 1_000),
+        ]
+        fields["INVOCATION_ID"] = invocation
+        return fields
+    }
+
+    static let entries: [(String, [String: String], FailedStartJob?)] = [
+        ("a dependency failed: no run, PID 1's own time", fields(),
+         FailedStartJob(unit: "backup.service", time: base + 20_250, result: "dependency")),
+        ("no INVOCATION_ID field at all", fields(result: "timeout", invocation: nil),
+         FailedStartJob(unit: "backup.service", time: base + 20_250, result: "timeout")),
+        ("a run began and failed: it has its run's id, and its crash notice", fields(result: "failed", invocation: "ab12"), nil),
+        ("a job done", fields(result: "done"), nil),
+        ("a stop job", fields(type: "stop"), nil),
+    ]
+
+    @Test("PID 1's entries: which are failed start jobs without a run", arguments: entries.indices)
+    func parse(_ index: Int) {
+        let (name, fields, expected) = Self.entries[index]
+        #expect(FailedStartJob(fields: fields, receivedAt: 1) == expected, "\(name)")
+    }
+
+    @Test("misses while away: one a failed job after the last one resolved; the last elapse's due time is exact")
+    func missedWhileAway() {
+        let timer = TimerBookTests.timer(triggeredAt: 40)
+        let job = { (second: Int64, result: String) in
+            FailedStartJob(unit: "backup.service", time: Self.base + second * 1_000 + 200, result: result)
+        }
+        let jobs = [
+            job(5, "dependency"), job(20, "dependency"), job(30, "timeout"), job(40, "dependency"), job(50, "dependency"),
+            FailedStartJob(unit: "other.service", time: Self.base + 25_000, result: "dependency"),
+        ]
+        let missed = TimerBook.missedWhileAway(timer, since: Self.base + 10_000, jobs: jobs)
+        #expect(missed.map { ($0.elapse.due - Self.base, $0.cause) }.map { "\($0.0) \($0.1)" } == [
+            "20200 dependency", "30200 timeout", "40000 dependency",
+        ], "the job at 5 s was resolved before; the one at 50 s after the last elapse's is a start by hand")
+        #expect(missed.map(\.failedAt) == [Self.base + 20_200, Self.base + 30_200, Self.base + 40_200])
+    }
+}

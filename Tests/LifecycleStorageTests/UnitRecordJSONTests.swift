@@ -74,6 +74,7 @@ struct UnitRecordJSONTests {
                 if Bool.random(using: &random) { timer.count(.coalesced) }
                 timer.lastTrigger = maybe(time())
                 timer.nextElapse = maybe(time())
+                timer.lastResolved = maybe(time())
                 timers["t\(index)-\(number()).timer"] = timer
             }
             return UnitRecord(

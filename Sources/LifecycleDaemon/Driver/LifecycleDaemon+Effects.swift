@@ -40,6 +40,8 @@ extension LifecycleDaemon {
             performOnBus(effect)
         case .readRunEnding(let unit, let invocationID, let barrier):
             return readEnding(of: unit, invocationID: invocationID, barrier: barrier)
+        case .readMissedStarts(let query):
+            return .missedStartsRead(query, MissedStartReader(logger: logger).failedStarts(for: query))
         case .readRunJournal(let query):
             // The barrier first, as for a run's ending.
             let seen = query.barrier.map { lookForBarrier($0, unit: query.run.unit) } ?? false

@@ -36,13 +36,17 @@ public struct TimerTotals: Sendable, Equatable, Codable {
     /// `LastTriggerUSec` and the next elapse (ms since the epoch) as systemd last showed them; nil for never, none.
     public var lastTrigger: Milliseconds?
     public var nextElapse: Milliseconds?
+    /// When lifecycled last resolved an elapse (the run's begin, the failed job's removal): PID 1's failed start
+    /// jobs after it are what a later start reads for misses while it was away.
+    public var lastResolved: Milliseconds?
 
     public init() {}
 
     public var missedCount: Int { missed.values.reduce(0, +) }
 
-    /// A run the timer started, `seconds` late.
-    public mutating func countRun(latenessSeconds seconds: Double) {
+    /// A run the timer started, `seconds` late, that began `at` (nil: not known).
+    public mutating func countRun(latenessSeconds seconds: Double, at began: Milliseconds? = nil) {
+        if let began { lastResolved = max(lastResolved ?? began, began) }
         let microseconds = Int64((min(max(seconds, 0), 1e12) * 1_000_000).rounded())
         runs += 1
         if let bound = Self.latenessBounds.firstIndex(where: { seconds <= $0 }) { latenessBuckets[bound] += 1 }
@@ -102,6 +106,7 @@ public struct TimerTotals: Sendable, Equatable, Codable {
         case lastCause = "last_cause"
         case lastTrigger = "last_trigger"
         case nextElapse = "next_elapse"
+        case lastResolved = "last_resolved"
     }
 
     /// Empty collections are left out, as the record leaves out its own.
@@ -119,6 +124,7 @@ public struct TimerTotals: Sendable, Equatable, Codable {
         lastCause = try container.decodeIfPresent(String.self, forKey: .lastCause)
         lastTrigger = try container.decodeIfPresent(Milliseconds.self, forKey: .lastTrigger)
         nextElapse = try container.decodeIfPresent(Milliseconds.self, forKey: .nextElapse)
+        lastResolved = try container.decodeIfPresent(Milliseconds.self, forKey: .lastResolved)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -137,6 +143,7 @@ public struct TimerTotals: Sendable, Equatable, Codable {
         try container.encodeIfPresent(lastCause, forKey: .lastCause)
         try container.encodeIfPresent(lastTrigger, forKey: .lastTrigger)
         try container.encodeIfPresent(nextElapse, forKey: .nextElapse)
+        try container.encodeIfPresent(lastResolved, forKey: .lastResolved)
     }
 }
 
@@ -147,6 +154,7 @@ extension TimerTotals {
         writer.member("coalesced", Int64(coalesced))
         writer.member("last_cause", lastCause)
         writer.member("last_outcome", lastOutcome?.rawValue)
+        writer.member("last_resolved", lastResolved)
         writer.member("last_trigger", lastTrigger)
         writer.member("lateness_buckets", integers: latenessBuckets.lazy.map { Int64($0) })
         writer.member("lateness_max_microseconds", maxLatenessMicroseconds)
@@ -182,6 +190,7 @@ extension TimerTotals {
         lastCause = try totals.optionalString("last_cause")
         lastTrigger = try totals.optionalInt("last_trigger")
         nextElapse = try totals.optionalInt("next_elapse")
+        lastResolved = try totals.optionalInt("last_resolved")
     }
 
     private static func integers(_ object: StateFileObject, _ key: String) throws(StateFileDecoder.Corruption) -> [Int64] {
