@@ -21,7 +21,7 @@ extension DaemonCore {
             timersCaughtUp = true
             askMissedWhileAway(timers)
         }
-        _ = timerBook.takeAll(timers)
+        for case .claimed(let run) in timerBook.takeAll(timers) { countClaimed(run) }
         timers.forEach { noteSchedule(of: $0.name) }
     }
 
@@ -59,8 +59,15 @@ extension DaemonCore {
     /// A timer changed: an elapse is kept until the unit's next run, or its job's removal, resolves it. Taken in
     /// every phase, ahead of the changes a recovery holds, so that a held begin still finds the elapse it was due to.
     mutating func takeTimer(_ timer: TimerSnapshot) {
-        timerBook.take(timer)
+        if case .claimed(let run)? = timerBook.take(timer) { countClaimed(run) }
         noteSchedule(of: timer.name)
+    }
+
+    /// A run whose change came before its timer's: its dispatch went out without the timer's fields; the timer's
+    /// totals count it.
+    private mutating func countClaimed(_ run: TimedRun) {
+        log(.debug, "\(run.elapse.unit): its run began before \(run.elapse.timer)'s elapse was seen; counted, without the timer's fields")
+        _ = take(tracker.countRun(run, now: now))
     }
 
     /// A job of a watched unit was removed: the elapse it resolves, if any, is recorded in order with the unit's

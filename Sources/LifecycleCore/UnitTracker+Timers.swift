@@ -34,6 +34,14 @@ extension UnitTracker {
         return commit(record, replacing: stored, dispatch: dispatch, kind: .missed)
     }
 
+    /// A run the timer started whose begin was recorded before its elapse was seen: counted in the timer's totals.
+    public mutating func countRun(_ run: TimedRun, now: Milliseconds) -> [Effect] {
+        guard let stored = records[run.elapse.unit] else { return [] }
+        var record = stored
+        record.timers[run.elapse.timer, default: TimerTotals()].countRun(latenessSeconds: run.latenessSeconds, at: now)
+        return commit(record, replacing: stored, dispatch: nil, kind: .missed)
+    }
+
     /// A followed timer's schedule, kept in its unit's record (which must exist) when it moved.
     public mutating func noteSchedule(_ timer: TimerSnapshot, now: Milliseconds, uptime: Uptime) -> [Effect] {
         guard let stored = records[timer.unit] else { return [] }

@@ -61,6 +61,20 @@ struct DaemonCoreTimerTests {
         #expect(totals?.nextElapse == H.t0 + 20_000)
     }
 
+    @Test("a run whose change came before its timer's: no timer fields on its launch, but the timer counts the run")
+    func runBeforeElapse() throws {
+        var h = try tracking()
+        h.send(.changed(H.snapshot("active", "a", second: 10)))
+        h.send(.timerChanged(Self.timer(triggeredAt: 10)))
+        h.send(.jobRemoved(unit: H.unit, jobID: 7, result: "done", unitResult: "success"))
+        #expect(h.dispatches() == ["1 launch a"])
+        #expect(fields(h, 0)["LIFECYCLE_TIMER"] == nil)
+        let totals = h.core.tracker.records[H.unit]?.timers["web.timer"]
+        #expect(totals?.runs == 1)
+        #expect(totals?.lastOutcome == .ran)
+        #expect(totals?.coalesced == 0 && totals?.skipped == 0)
+    }
+
     @Test("a start job failed on a dependency: one missed dispatch, numbered, at warning, with the cause")
     func missed() throws {
         var h = try tracking()

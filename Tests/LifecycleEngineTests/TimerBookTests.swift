@@ -22,6 +22,8 @@ struct TimerBookTests {
         case missed(due: Int, cause: String)
         case skipped(due: Int)
         case coalesced(due: Int)
+        /// The run's change came before the elapse's.
+        case ranBefore(due: Int, lateness: Double)
     }
 
     static let base: Milliseconds = 1_772_359_200_000
@@ -46,7 +48,10 @@ struct TimerBookTests {
         let seconds = { (ms: Milliseconds) in Int((ms - Self.base) / 1_000) }
         for step in steps {
             switch step {
-            case .trigger(let second): book.take(Self.timer(triggeredAt: second))
+            case .trigger(let second):
+                if case .claimed(let run)? = book.take(Self.timer(triggeredAt: second)) {
+                    decisions.append(.ranBefore(due: seconds(run.elapse.due), lateness: run.latenessSeconds))
+                }
             case .job(let id): book.noteJob(id, of: "backup.service")
             case .began(let second, let monotonic):
                 let time = Self.base + Milliseconds(second) * 1_000
@@ -92,6 +97,10 @@ struct TimerBookTests {
         ("a oneshot still running at the next elapse: its own job's end resolves the elapse as coalesced",
          [.trigger(10), .job(7), .began(10), .trigger(20), .ended(25), .removed(7, "done")],
          [.ran(due: 10, lateness: 0), .coalesced(due: 20)]),
+        ("the run's change came first: the elapse claims it, and no job resolves it again",
+         [.job(7), .began(10, monotonic: 10.02), .trigger(10), .removed(7, "done")], [.ranBefore(due: 10, lateness: 0.02)]),
+        ("a run claimed by its elapse is not claimed by the next one",
+         [.trigger(10), .began(10), .trigger(20), .removed(8, "done")], [.ran(due: 10, lateness: 0), .coalesced(due: 20)]),
         ("a manual start before the elapse is no timer's run",
          [.began(5), .trigger(10), .removed(9, "done")], [.coalesced(due: 10)]),
         ("a manual start with no elapse pending carries nothing",
@@ -117,7 +126,7 @@ struct TimerBookTests {
         var book = TimerBook()
         #expect(book.take(Self.timer(triggeredAt: 10)) == nil)
         #expect(book.take(Self.timer(triggeredAt: 10)) == nil)
-        #expect(book.take(Self.timer(triggeredAt: 20))?.due == Self.base + 20_000)
+        #expect(book.take(Self.timer(triggeredAt: 20))?.elapse.due == Self.base + 20_000)
     }
 
     @Test("a listing forgets the timers it no longer names, and their pending elapses")

@@ -16,7 +16,10 @@ public struct TimerBook: Sendable, Equatable {
 
     private struct RunSpan: Sendable, Equatable {
         var began: UInt64
+        var beganAt: Milliseconds
         var ended: UInt64?
+        /// Whether an elapse started it.
+        var isClaimed = false
     }
 
     public init() {}
@@ -31,12 +34,14 @@ public struct TimerBook: Sendable, Equatable {
         pending.values.contains { $0.unit == unit }
     }
 
-    /// Takes a timer's state. A `LastTriggerUSec` later than the one known is an elapse, kept until resolved; the
-    /// first snapshot of a timer is its baseline (what it elapsed before is not this process's to resolve).
+    /// Takes a timer's state. A `LastTriggerUSec` later than the one known is an elapse: kept until resolved, or, when
+    /// the unit's last run began at or after it and no elapse claimed that run, that run's (PID 1 sent the run's change
+    /// first: it sends the changes it queued last first when it flushes several at once). The first snapshot of a
+    /// timer is its baseline (what it elapsed before is not this process's to resolve).
     ///
     /// - Returns: the elapse it shows, if any.
     @discardableResult
-    public mutating func take(_ snapshot: TimerSnapshot) -> TimerElapse? {
+    public mutating func take(_ snapshot: TimerSnapshot) -> ElapseSeen? {
         let previous = timers.updateValue(snapshot, forKey: snapshot.name)
         guard let previous, snapshot.lastTrigger > previous.lastTrigger, let due = snapshot.lastTriggerTime else {
             return nil
@@ -44,15 +49,37 @@ public struct TimerBook: Sendable, Equatable {
         let elapse = TimerElapse(
             timer: snapshot.name, unit: snapshot.unit, due: due, dueMonotonic: snapshot.lastTriggerMonotonic
         )
+        if let run = runs[snapshot.unit], !run.isClaimed,
+            let lateness = Self.lateness(of: elapse, time: run.beganAt, monotonic: run.began)
+        {
+            runs[snapshot.unit]?.isClaimed = true
+            return .claimed(TimedRun(elapse: elapse, latenessSeconds: lateness))
+        }
         pending[snapshot.name] = elapse
-        return elapse
+        return .pending(elapse)
+    }
+
+    /// What a timer's new elapse is.
+    public enum ElapseSeen: Sendable, Hashable {
+        /// Waiting for its run, or its job's removal.
+        case pending(TimerElapse)
+        /// The run that began before the elapse was seen: its launch or wake went out without the timer's fields;
+        /// the timer's totals count it.
+        case claimed(TimedRun)
+
+        public var elapse: TimerElapse {
+            switch self {
+            case .pending(let elapse): elapse
+            case .claimed(let run): run.elapse
+            }
+        }
     }
 
     /// Takes every followed timer's state at once (after each listing): timers no longer named are forgotten with
     /// their pending elapses.
     ///
-    /// - Returns: the elapses they show, by timer name.
-    public mutating func takeAll(_ snapshots: [TimerSnapshot]) -> [TimerElapse] {
+    /// - Returns: the elapses they show.
+    public mutating func takeAll(_ snapshots: [TimerSnapshot]) -> [ElapseSeen] {
         let names = Set(snapshots.map(\.name))
         timers = timers.filter { names.contains($0.key) }
         pending = pending.filter { names.contains($0.key) }
@@ -71,7 +98,7 @@ public struct TimerBook: Sendable, Equatable {
     /// it at or before the begin started it. A run that began before every pending elapse (a manual start, say) is
     /// no timer's.
     public mutating func runBegan(unit: String, time: Milliseconds, monotonic: UInt64) -> TimedRun? {
-        runs[unit] = RunSpan(began: monotonic, ended: nil)
+        runs[unit] = RunSpan(began: monotonic, beganAt: time, ended: nil)
         let candidates = pending.values.filter { elapse in
             elapse.unit == unit && Self.lateness(of: elapse, time: time, monotonic: monotonic) != nil
         }
@@ -79,6 +106,7 @@ public struct TimerBook: Sendable, Equatable {
             let lateness = Self.lateness(of: elapse, time: time, monotonic: monotonic)
         else { return nil }
         pending.removeValue(forKey: elapse.timer)
+        runs[unit]?.isClaimed = true
         return TimedRun(elapse: elapse, latenessSeconds: lateness)
     }
 
