@@ -129,6 +129,20 @@ struct TimerBookTests {
         #expect(book.take(Self.timer(triggeredAt: 20))?.elapse.due == Self.base + 20_000)
     }
 
+    @Test("the runs of a unit no followed timer starts are not kept")
+    func otherUnits() {
+        var book = TimerBook()
+        book.take(Self.timer(triggeredAt: 10))
+        let before = book
+        #expect(book.runBegan(unit: "other.service", time: Self.base, monotonic: 1) == nil)
+        book.runEnded(unit: "other.service", monotonic: 2)
+        #expect(book == before)
+        _ = book.runBegan(unit: "backup.service", time: Self.base, monotonic: 1)
+        #expect(book != before, "a followed timer's unit's run is kept")
+        _ = book.takeAll([])
+        #expect(book == TimerBook(), "and forgotten with its timer")
+    }
+
     @Test("a listing forgets the timers it no longer names, and their pending elapses")
     func takeAll() {
         var book = TimerBook()

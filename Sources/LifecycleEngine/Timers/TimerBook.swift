@@ -10,8 +10,9 @@ public struct TimerBook: Sendable, Equatable {
     public private(set) var timers: [String: TimerSnapshot] = [:]
     /// Elapses not resolved yet, by timer: a newer elapse of the same timer replaces one never resolved.
     public private(set) var pending: [String: TimerElapse] = [:]
-    /// Each unit's last run seen: when it began and ended (PID 1's monotonic µs; 0 when unknown), to tell an elapse
-    /// while a run goes on from a skipped start.
+    /// The last run seen of each unit a followed timer starts (of those only, so that what the book holds grows with
+    /// the timers, not with every unit that ever ran): when it began and ended (PID 1's monotonic µs; 0 when
+    /// unknown), to tell an elapse while a run goes on from a skipped start.
     private var runs: [String: RunSpan] = [:]
 
     private struct RunSpan: Sendable, Equatable {
@@ -24,9 +25,9 @@ public struct TimerBook: Sendable, Equatable {
 
     public init() {}
 
-    /// The timers that start `unit`, by name.
-    public func timers(activating unit: String) -> [TimerSnapshot] {
-        timers.values.filter { $0.unit == unit }.sorted { $0.name < $1.name }
+    /// Whether a followed timer starts `unit`.
+    public func isActivated(_ unit: String) -> Bool {
+        timers.values.contains { $0.unit == unit }
     }
 
     /// Whether an elapse of a timer that starts `unit` waits to be resolved.
@@ -83,6 +84,8 @@ public struct TimerBook: Sendable, Equatable {
         let names = Set(snapshots.map(\.name))
         timers = timers.filter { names.contains($0.key) }
         pending = pending.filter { names.contains($0.key) }
+        let units = Set(snapshots.map(\.unit))
+        runs = runs.filter { units.contains($0.key) }
         return snapshots.sorted { $0.name < $1.name }.compactMap { take($0) }
     }
 
@@ -98,6 +101,7 @@ public struct TimerBook: Sendable, Equatable {
     /// it at or before the begin started it. A run that began before every pending elapse (a manual start, say) is
     /// no timer's.
     public mutating func runBegan(unit: String, time: Milliseconds, monotonic: UInt64) -> TimedRun? {
+        guard isActivated(unit) else { return nil }
         runs[unit] = RunSpan(began: monotonic, beganAt: time, ended: nil)
         let candidates = pending.values.filter { elapse in
             elapse.unit == unit && Self.lateness(of: elapse, time: time, monotonic: monotonic) != nil
