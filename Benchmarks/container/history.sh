@@ -35,17 +35,7 @@ READY_LIMIT=${READY_LIMIT:-200}
 readonly PREFIX_INSIDE=/opt/lifecycled
 readonly UNITS_DIR=/var/lib/lifecycled/units
 
-if ((EUID != 0)); then
-    echo "history.sh: must run as root (systemd-nspawn boots a container)" >&2
-    exit 1
-fi
-if (($# < 1)); then
-    echo "usage: Benchmarks/container/history.sh BUILD_DIR [BASELINE_BUILD_DIR...]" >&2
-    exit 64
-fi
-for build in "$@"; do
-    [[ -x $build/lifecycled ]] || { echo "history.sh: $build/lifecycled is missing" >&2; exit 1; }
-done
+check_builds history.sh "$@"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/lifecycled-history.XXXXXX")
 export CONTAINER_LOG_DIR=$work
@@ -178,10 +168,5 @@ measure() {
 }
 
 section "A long history on day one: $BIG_RUNS runs of one unit, $SMALL_RUNS runs of each of $SMALL_UNITS units"
-labels=(build baseline baseline2 baseline3)
-index=0
-for build in "$@"; do
-    measure "$build" "${labels[$index]}"
-    index=$((index + 1))
-done
+measure_each "$@"
 if [[ -n ${HISTORY_KEEP:-} ]]; then say "evidence kept in $work"; else rm -rf "$work"; fi

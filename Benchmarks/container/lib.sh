@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 #
-# What the container benchmarks (run.sh, goals.sh) share: finding a container process's host PID, and reading its
+# What the container benchmarks (run.sh, goals.sh, history.sh, nostore.sh) share: finding a container process's host PID, and reading its
 # CPU time and memory from /proc. Source it after Tests/Integration/lib/container.sh (it reads CONTAINER_PID, c_exec).
 
 say() { printf '%s\n' "$*"; }
@@ -52,3 +52,30 @@ readonly TICK_MS=$((1000 / $(getconf CLK_TCK)))
 # status_kb PID FIELD: a /proc/PID/status size in kB (VmRSS, VmHWM, RssAnon).
 status_kb() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+# check_builds NAME BUILD_DIR...: the checks of a benchmark run for each build given (history.sh, nostore.sh): root,
+# at least one build, each with its lifecycled. Exits with the reason otherwise.
+check_builds() {
+    local name=$1 build
+    shift
+    if ((EUID != 0)); then
+        echo "$name: must run as root (systemd-nspawn boots a container)" >&2
+        exit 1
+    fi
+    if (($# < 1)); then
+        echo "usage: Benchmarks/container/$name BUILD_DIR [BASELINE_BUILD_DIR...]" >&2
+        exit 64
+    fi
+    for build in "$@"; do
+        [[ -x $build/lifecycled ]] || { echo "$name: $build/lifecycled is missing" >&2; exit 1; }
+    done
+}
+
+# measure_each BUILD_DIR...: calls `measure BUILD LABEL` for each build, labelled build, baseline, baseline2, ...
+measure_each() {
+    local labels=(build baseline baseline2 baseline3) index=0 build
+    for build in "$@"; do
+        measure "$build" "${labels[$index]}"
+        index=$((index + 1))
+    done
+}

@@ -136,7 +136,7 @@ func benchCompaction(records: Int) {
     var kept = 0
     for _ in 0..<5 {
         let start = now()
-        kept = UnitArchive.compacted(shard, expiredBefore: Milliseconds(records / 2)).count
+        kept = UnitArchive.compacted(shard, expiredBefore: Milliseconds(records / 2), journalHeldSince: nil).count
         best = min(best, now() - start)
     }
     print("compaction: \(records) records, \(shard.count) bytes -> \(kept) bytes in \(String(format: "%.1f", best * 1_000)) ms")

@@ -143,9 +143,15 @@ extension DaemonCore {
         awaited = nil
         archiveChecked = Set(units)
         if failures > 0 { log(.notice, "The archive could be read again after \(failures) failed reads") }
-        for record in records where tracker.restore(record) {
+        for var record in records {
+            // A tombstone (its counters expired): a fresh record that numbers on after the unit's last dispatch.
+            let isTombstone = record.retired != nil
+            record.retired = nil
+            guard tracker.restore(record) else { continue }
             effects.append(.save(record))
-            log(.notice, "\(record.unit) is back: its record comes from the archive (dispatch \(record.sequence))")
+            log(.notice, isTombstone
+                ? "\(record.unit) is back after its record expired from the archive: counted afresh, numbered after dispatch \(record.sequence)"
+                : "\(record.unit) is back: its record comes from the archive (dispatch \(record.sequence))")
         }
         process(input)
     }

@@ -9,7 +9,7 @@ extension DaemonCore {
     mutating func adoptLeftovers() {
         let leftovers = tracker.records.values.sorted { $0.unit < $1.unit }.flatMap(PendingDispatch.pending(in:))
         guard !leftovers.isEmpty else { return }
-        outbox.adoptLeftovers(leftovers)
+        outbox.adoptLeftovers(leftovers, uptime: uptime)
         lookForUnconfirmed()
     }
 
@@ -25,10 +25,11 @@ extension DaemonCore {
             health.journalRefusals += 1
             log(.error, "The journal refused a dispatch; it is kept and sent again")
             effects.append(.arm(.retryDelivery, at: retryAt))
+            giveUpRefusedBeyondBound()
         } else if let count = outbox.takeRecoveredCount() {
             log(.notice, "The journal took the \(count) dispatches it had refused")
         }
-        if isRecovering, outbox.isFullForRecovery {
+        if isRecovering, recoveryWaitsForJournal {
             // Recovery waits for these: look at once rather than through the timer.
             lookForUnconfirmed()
         } else if outbox.needsEarlyLook(now: uptime) {
@@ -37,6 +38,11 @@ extension DaemonCore {
         } else {
             armConfirmation()
         }
+    }
+
+    /// Whether a recovery waits for the journal to confirm a round of its dispatches before it makes more.
+    var recoveryWaitsForJournal: Bool {
+        outbox.isFullForRecovery(journalShowsNothing: health.degradations[.journal] != nil)
     }
 
     /// The confirmation timer fired, or recovery waits: look for every entry not yet confirmed.
@@ -59,15 +65,7 @@ extension DaemonCore {
         // Delivered means delivered: the records are saved without what the journal holds on disk (found, then
         // synced), so that nothing is sent again at the next start, whatever journal retention removes meanwhile,
         // and a power cut cannot leave a state file ahead of the journal.
-        var units: [String] = []
-        for dispatch in result.delivered {
-            if tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence), units.last != dispatch.unit {
-                units.append(dispatch.unit)
-            }
-        }
-        for unit in Set(units).sorted() {
-            if let record = tracker.records[unit] { effects.append(.save(record)) }
-        }
+        removeFromRecords(result.delivered)
         if result.unsynced > 0 {
             // The driver said why the sync failed; these wait for the next look's sync (docs/journal.md, "A power cut").
             log(.debug, "\(result.unsynced) dispatches are in the journal but not known durable: kept, looked for again")
@@ -85,24 +83,48 @@ extension DaemonCore {
         reportRecoveryProgress()
     }
 
+    /// Takes `dispatches` (delivered, or given up) out of their units' records, and saves each record changed.
+    private mutating func removeFromRecords(_ dispatches: [PendingDispatch]) {
+        var units: Set<String> = []
+        for dispatch in dispatches where tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence) {
+            units.insert(dispatch.unit)
+        }
+        for unit in units.sorted() {
+            if let record = tracker.records[unit] { effects.append(.save(record)) }
+        }
+    }
+
     /// Gives up the oldest sent dispatches of a unit beyond the outbox's bound once the journal has shown none of
     /// lifecycled's entries for a minute, so that no state file grows while it does not: the record keeps its
     /// counters, not those entries.
     private mutating func giveUpBeyondBound() {
         let givenUp = outbox.giveUpBeyondBound(journalShowsNothing: health.degradations[.journal] != nil)
         guard !givenUp.isEmpty else { return }
-        var units: Set<String> = []
-        for dispatch in givenUp where tracker.markDelivered(unit: dispatch.unit, sequence: dispatch.sequence) {
-            units.insert(dispatch.unit)
-        }
-        for unit in units.sorted() {
-            if let record = tracker.records[unit] { effects.append(.save(record)) }
-        }
+        removeFromRecords(givenUp)
         // Said at the first; each episode of a journal that shows nothing is said by its degradation anyway.
         if health.journalGivenUp == 0 {
             log(.warning, "Gave up looking for \(givenUp.count) dispatches the journal took but has not shown: more "
                 + "than \(Outbox.unconfirmedBoundPerUnit) of one unit waited (docs/journal.md, \"A journal that stores nothing\")")
         }
+        health.journalGivenUp += givenUp.count
+    }
+
+    /// Once the journal has refused lifecycled's entries for a minute: said (at warning, in the status, as the journal's
+    /// degradation until a look finds its entries again), a recovery no longer waits for it, and the oldest dispatches
+    /// of a unit beyond the outbox's bound are given up, so that no state file grows while it refuses: the record keeps
+    /// its counters, not those entries.
+    private mutating func giveUpRefusedBeyondBound() {
+        guard let since = outbox.refusingSince, uptime - since >= Outbox.unshownPatience else { return }
+        if health.degradations[.journal] == nil {
+            health.degradations.begin(.journal, reason: "the journal refuses lifecycled's entries", now: now - (uptime - since))
+            log(.warning, "The journal has refused lifecycled's entries for \((uptime - since) / 1_000) s: they are "
+                + "still sent, and each unit's state file keeps at most \(Outbox.unconfirmedBoundPerUnit) of them "
+                + "(docs/journal.md, \"A journal that stores nothing\")")
+            showStatusAgain()
+        }
+        let givenUp = outbox.giveUpRefusedBeyondBound(now: uptime)
+        guard !givenUp.isEmpty else { return }
+        removeFromRecords(givenUp)
         health.journalGivenUp += givenUp.count
     }
 

@@ -29,6 +29,18 @@ extension DaemonCore {
             // The source listed again before the journal answered: the newer listing is the one to take.
             phase = .recovering(cause, listing: snapshots, held: held)
         case .tracking:
+            if let added = unitsToRebuild {
+                // The listing that follows a reload that added watched units: their runs from PID 1's whole journal
+                // first, as on a first start.
+                unitsToRebuild = nil
+                phase = .recovering(.watchAdded(added), listing: snapshots, held: HeldInputs())
+                journalPositions.recoveredReadAt = uptime
+                readRecovery(RecoveryQuery(
+                    history: .wholeJournal(of: added), catchUp: [], endings: [], patterns: added.patterns,
+                    caughtUp: Set(tracker.records.keys), barrier: nextHistoryBarrier()
+                ))
+                return
+            }
             work.append(.resync(snapshots, isFirst: false))
             work.append(.finishRecovery(nil, watchedUnits: watchedCount(snapshots)))
         case .stopping:
@@ -89,7 +101,7 @@ extension DaemonCore {
         let units = caughtUp(listing: listing)
         return RecoveryQuery(
             history: readsManagerJournal ? .sinceLastTracking(orWholeJournal: configuration.historyFromJournal) : .none,
-            catchUp: units.sorted().map { ($0, tracker.records[$0]?.sequence) },
+            catchUp: units.sorted().map { DispatchCatchUp(unit: $0, recordedSequence: tracker.records[$0]?.sequence) },
             endings: readsManagerJournal
                 ? tracker.runsToLookUp(in: listing).map { UnitRunID(unit: $0.unit, invocationID: $0.invocationID) } : [],
             patterns: configuration.watch.map(\.pattern),
@@ -143,7 +155,7 @@ extension DaemonCore {
         let isLastSlice = answer.resume == nil
         let units: [UnitReconciliation]
         switch cause {
-        case .start:
+        case .start, .watchAdded:
             catchUp(with: answer.journaled)
             units = tracker.reconciliation(
                 isLastSlice ? listing : [], endings: answer.endings, history: answer.history,
@@ -197,9 +209,18 @@ extension DaemonCore {
         guard case .recovering(let cause, let listing, _) = phase else { return }
         readRecovery(RecoveryQuery(
             history: .resuming(resume), catchUp: [], endings: [],
-            patterns: cause == .start ? configuration.watch.map(\.pattern) : [],
+            patterns: caughtUpPatterns(cause),
             caughtUp: caughtUp(listing: listing)
         ))
+    }
+
+    /// The patterns whose units a history's slices catch up with: those watched at start, those a reload added.
+    private func caughtUpPatterns(_ cause: RecoveryCause) -> [UnitPattern] {
+        switch cause {
+        case .start: configuration.watch.map(\.pattern)
+        case .watchAdded(let added): added.patterns
+        case .signalsLost: []
+        }
     }
 
     private mutating func catchUp(with journaled: [String: [JournaledDispatch]]) {

@@ -117,6 +117,8 @@ public struct DaemonCore: Sendable {
     var journalBarriers: UInt64 = 0
     /// How many reads of the recovery under way found its barrier not in the journal yet.
     var historyBarrierReads = 0
+    /// The units a reload began to watch, rebuilt from PID 1's journal at the next listing (``noteAddedPatterns``).
+    var unitsToRebuild: UnitSelection?
     /// Launches and wakes waiting for their run's start-up.
     var startingRuns = StartingRuns()
     /// The timers of the watched services and their elapses not yet resolved.
@@ -178,7 +180,7 @@ public struct DaemonCore: Sendable {
         while awaited == nil {
             if !work.isEmpty {
                 // A long history is recorded in rounds: the state files hold at most a round's dispatches.
-                if isRecovering, outbox.isFullForRecovery { return }
+                if isRecovering, recoveryWaitsForJournal { return }
                 if let item = work.popFirst() { perform(item) }
             } else if let input = deferred.popFirst() {
                 process(input)
@@ -339,10 +341,21 @@ public struct DaemonCore: Sendable {
             log(.notice, "Reloaded the configuration; watching \(loaded.patterns)")
             if loaded.patterns != previous.patterns || loaded.bus != previous.bus {
                 effects.append(.watch(loaded.watch.map(\.pattern)))
+                noteAddedPatterns(loaded, previous: previous)
             }
             // A shorter archive_after_minutes may make gone units due sooner than the timer is armed for.
             planArchiving()
         }
+    }
+
+    /// Patterns a reload added: with `history_from_journal`, the units they add are rebuilt from PID 1's whole journal
+    /// at the listing that follows, as on a first start (docs/configuration.md, `history_from_journal`).
+    private mutating func noteAddedPatterns(_ loaded: LifecycleConfiguration, previous: LifecycleConfiguration) {
+        let before = previous.watch.map(\.pattern)
+        let added = loaded.watch.map(\.pattern).filter { !before.contains($0) }
+        guard loaded.historyFromJournal, readsManagerJournal, phase == .tracking, loaded.bus == previous.bus, !added.isEmpty
+        else { return }
+        unitsToRebuild = UnitSelection(patterns: added, excluded: before)
     }
 
     private mutating func fire(_ timer: DaemonTimer) {

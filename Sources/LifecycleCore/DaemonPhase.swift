@@ -73,6 +73,8 @@ public enum RecoveryCause: Sendable, Equatable {
     case start
     /// Signals were lost since this time (µs since the epoch).
     case signalsLost(since: UInt64)
+    /// A reload added watched units: their runs are rebuilt from PID 1's whole journal, as on a first start.
+    case watchAdded(UnitSelection)
 }
 
 /// A change held back until what came before it is recorded, with whether systemd was reloading when it came.

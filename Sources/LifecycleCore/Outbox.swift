@@ -22,10 +22,11 @@ struct Outbox: Sendable {
     /// A sent entry not yet found in the journal.
     struct Unconfirmed: Sendable {
         var dispatch: PendingDispatch
-        /// When this process sent it, by the wall clock (compared with the journal's oldest entry) and the monotonic
-        /// one (when to look, how long it waits); nil for an entry an earlier process left pending (sent before all of
-        /// ours).
+        /// When this process sent it, by the wall clock (compared with the journal's oldest entry); nil for an entry
+        /// an earlier process left pending (sent before all of ours).
         var sentAt: Milliseconds?
+        /// When this process sent it, or took it from the state files for an entry an earlier process left, by the
+        /// monotonic clock: when to look, and how long the journal has not shown it.
         var sentUptime: Uptime?
         /// Whether a look missed it with no evidence either way (nothing of this process's sent after it there): only
         /// such entries are given up past the bound, never one a look has not asked about yet, nor one a later
@@ -82,8 +83,14 @@ struct Outbox: Sendable {
     private(set) var isWaitingForRetry = false
     /// Entries sent since the journal last refused one (for one log line once it takes them all).
     private(set) var sentSinceRefusal: Int?
+    /// When the journal began refusing entries, until it takes them all again.
+    private(set) var refusingSince: Uptime?
     /// Sent entries, in the order they were sent (an earlier process's first), until the journal is seen to hold them.
-    private(set) var unconfirmed: [Unconfirmed] = []
+    private(set) var unconfirmed: [Unconfirmed] = [] {
+        didSet { leftoverCount = unconfirmed.prefix { $0.sentAt == nil }.count }
+    }
+    /// How many of ``unconfirmed`` an earlier process left (all of them first).
+    private var leftoverCount = 0
     private var lastLook: Uptime?
     /// The interval to the next look while entries stay missing with no evidence: doubles each time, back to the
     /// shortest once a look finds something.
@@ -110,16 +117,24 @@ struct Outbox: Sendable {
     /// Made and not yet confirmed.
     var unconfirmedCount: Int { undeliveredCount + unconfirmed.count }
 
-    /// True when recovery must wait for the journal before making more dispatches.
-    var isFullForRecovery: Bool { confirms && unconfirmedCount >= Self.recoveryBound }
+    /// True when recovery must wait for the journal before making more dispatches: the entries this process made
+    /// and the journal has not confirmed reach ``recoveryBound``. Entries an earlier process left are bounded already
+    /// (in their state files), and a journal that shows nothing (`journalShowsNothing`: said degraded) is not waited
+    /// for: its entries are bounded per unit instead (``giveUpBeyondBound(journalShowsNothing:)``). Waiting for either
+    /// would hold a start's READY for as long as the journal stores nothing below notice.
+    func isFullForRecovery(journalShowsNothing: Bool) -> Bool {
+        confirms && !journalShowsNothing && unconfirmedCount - leftoverCount >= Self.recoveryBound
+    }
 
     mutating func enqueue(_ dispatch: PendingDispatch) {
         queued.append(dispatch)
     }
 
-    /// Takes the dispatches an earlier process saved as pending: they are looked for before anything is sent again.
-    mutating func adoptLeftovers(_ dispatches: [PendingDispatch]) {
-        unconfirmed.insert(contentsOf: dispatches.map { Unconfirmed(dispatch: $0, sentAt: nil, sentUptime: nil) }, at: 0)
+    /// Takes the dispatches an earlier process saved as pending, at `uptime`: they are looked for before anything is
+    /// sent again, and count towards a journal that shows nothing as this process's own do (a restart while journald
+    /// stores nothing below notice leaves them waiting).
+    mutating func adoptLeftovers(_ dispatches: [PendingDispatch], uptime: Uptime) {
+        unconfirmed.insert(contentsOf: dispatches.map { Unconfirmed(dispatch: $0, sentAt: nil, sentUptime: uptime) }, at: 0)
     }
 
     /// The next batch to send, when nothing is in flight and no retry is pending.
@@ -148,6 +163,7 @@ struct Outbox: Sendable {
             return (taken, nil)
         }
         sentSinceRefusal = sentSinceRefusal ?? 0
+        refusingSince = refusingSince ?? uptime
         queued.insert(contentsOf: rest, at: 0)
         isWaitingForRetry = true
         return (taken, uptime + Self.retryDelay)
@@ -175,6 +191,31 @@ struct Outbox: Sendable {
         }
         guard !givenUp.isEmpty else { return [] }
         unconfirmed = kept.reversed()
+        return givenUp.reversed()
+    }
+
+    /// Gives up the oldest entries of each unit beyond ``unconfirmedBoundPerUnit`` that wait to be sent, once the
+    /// journal has refused entries for ``unshownPatience`` (journald and its sockets stopped, say): each waiting entry
+    /// is about 3 KB of its unit's state file, so that the file stays bounded however long the journal refuses. They
+    /// never reach the journal; the records keep their counters.
+    ///
+    /// - Returns: the entries given up, oldest first.
+    mutating func giveUpRefusedBeyondBound(now: Uptime) -> [PendingDispatch] {
+        guard let since = refusingSince, now - since >= Self.unshownPatience, queued.count > Self.unconfirmedBoundPerUnit
+        else { return [] }
+        var counts: [String: Int] = [:]
+        var kept: [PendingDispatch] = []
+        var givenUp: [PendingDispatch] = []
+        for dispatch in queued.reversed() {
+            counts[dispatch.unit, default: 0] += 1
+            if counts[dispatch.unit]! > Self.unconfirmedBoundPerUnit {
+                givenUp.append(dispatch)
+            } else {
+                kept.append(dispatch)
+            }
+        }
+        guard !givenUp.isEmpty else { return [] }
+        queued = kept.reversed()
         return givenUp.reversed()
     }
 
@@ -206,6 +247,7 @@ struct Outbox: Sendable {
     mutating func takeRecoveredCount() -> Int? {
         guard let count = sentSinceRefusal, queued.isEmpty, inFlight.isEmpty, !isWaitingForRetry else { return nil }
         sentSinceRefusal = nil
+        refusingSince = nil
         return count
     }
 

@@ -15,13 +15,15 @@ public struct RecoveryQuery: Sendable, Equatable {
         case sinceLastTracking(orWholeJournal: Bool)
         /// Since this time (µs since the epoch), when signals were lost.
         case since(microseconds: UInt64)
+        /// The whole journal, for the units of a selection only: those a reload began to watch.
+        case wholeJournal(of: UnitSelection)
         /// The next slice of a history read in slices (``RecoveryAnswer/resume``).
         case resuming(HistoryResume)
     }
 
     public var history: HistoryWindow
-    /// Units whose own dispatches to read, with the sequence their record holds (nil: no record; only the newest).
-    public var catchUp: [(unit: String, recordedSequence: UInt64?)]
+    /// Units whose own dispatches to read beyond the sequence their record holds.
+    public var catchUp: [DispatchCatchUp]
     /// Stored runs to look up in PID 1's entries when the history does not say how they ended.
     public var endings: [UnitRunID]
     /// The watched patterns: units the history shows are caught up with too, when watched.
@@ -33,7 +35,7 @@ public struct RecoveryQuery: Sendable, Equatable {
     public var barrier: JournalBarrier?
 
     public init(
-        history: HistoryWindow, catchUp: [(unit: String, recordedSequence: UInt64?)], endings: [UnitRunID],
+        history: HistoryWindow, catchUp: [DispatchCatchUp], endings: [UnitRunID],
         patterns: [UnitPattern] = [], caughtUp: Set<String> = [], barrier: JournalBarrier? = nil
     ) {
         self.history = history
@@ -42,12 +44,6 @@ public struct RecoveryQuery: Sendable, Equatable {
         self.patterns = patterns
         self.caughtUp = caughtUp
         self.barrier = barrier
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.history == rhs.history && lhs.endings == rhs.endings && lhs.patterns == rhs.patterns
-            && lhs.caughtUp == rhs.caughtUp && lhs.barrier == rhs.barrier
-            && lhs.catchUp.elementsEqual(rhs.catchUp) { $0.unit == $1.unit && $0.recordedSequence == $1.recordedSequence }
     }
 }
 
@@ -77,16 +73,19 @@ public struct SlicedHistory: Sendable, Equatable {
     /// As in ``RecoveryAnswer``.
     public var isWholeJournal: Bool
     public var watchedUntil: Milliseconds?
+    /// The units whose runs the history holds; nil: every unit's.
+    public var units: UnitSelection?
 
     public init(
         undecided: RunHistory.Builder = RunHistory.Builder(), clock: JournalPosition? = nil, end: JournalPosition? = nil,
-        isWholeJournal: Bool = false, watchedUntil: Milliseconds? = nil
+        isWholeJournal: Bool = false, watchedUntil: Milliseconds? = nil, units: UnitSelection? = nil
     ) {
         self.undecided = undecided
         self.clock = clock
         self.end = end
         self.isWholeJournal = isWholeJournal
         self.watchedUntil = watchedUntil
+        self.units = units
     }
 
     /// Whether an entry of boot `boot` that journald took at `monotonicMicroseconds` comes after ``end``: of its boot
@@ -149,4 +148,20 @@ struct RecoveryProgress: Sendable {
     /// How often progress is reported, and how much more time each report asks systemd for (`EXTEND_TIMEOUT_USEC`).
     static let interval: Milliseconds = 1_000
     static let timeoutExtension: Duration = .seconds(30)
+}
+
+/// Units chosen by name: those matching one of ``patterns`` and none of ``excluded``. A reload that adds watch
+/// patterns selects the units they add: matching a new pattern, and no pattern watched before.
+public struct UnitSelection: Sendable, Equatable {
+    public var patterns: [UnitPattern]
+    public var excluded: [UnitPattern]
+
+    public init(patterns: [UnitPattern], excluded: [UnitPattern] = []) {
+        self.patterns = patterns
+        self.excluded = excluded
+    }
+
+    public func contains(_ unit: String) -> Bool {
+        patterns.contains { $0.matches(unit) } && !excluded.contains { $0.matches(unit) }
+    }
 }

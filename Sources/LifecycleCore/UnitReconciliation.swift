@@ -90,7 +90,11 @@ public struct UnitReconciliation: Sendable {
         fromJournal ending: RunEnding?
     ) -> MappedTransition? {
         var end: MappedTransition?
-        if let snapshot, snapshot.invocationID == id, snapshot.hasEnded,
+        if let snapshot, snapshot.invocationID == id, snapshot.isRefusedStart {
+            // The run ended before systemd refused the next start: the journal says how, else its end is unknown (a
+            // sleep at the refusal at the latest, not a crash).
+            end = ending.map { reconciled(unit, $0, id) } ?? reconciled(unit, .endedUnknown, id, snapshot.stateChangeTime)
+        } else if let snapshot, snapshot.invocationID == id, snapshot.hasEnded,
             !snapshot.predates(run?.began, monotonic: run?.beganMonotonic)
         {
             end = reconciled(unit, snapshot.endTransition, id, snapshot.stateChangeTime)

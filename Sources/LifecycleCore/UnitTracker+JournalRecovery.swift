@@ -39,6 +39,7 @@ extension UnitTracker {
     /// Applies `dispatch` to the record as when it was sent; its kind says what the engine decided then.
     private func replay(_ dispatch: JournaledDispatch, into record: inout UnitRecord) {
         let engine = engine(for: record.unit)
+        let wasRunEnded = record.runEnded
         let event: LifecycleEvent? = switch dispatch.kind {
         case .launch: .launch
         case .wake: .wake
@@ -61,6 +62,21 @@ extension UnitTracker {
         if dispatch.isAutotracked, event == .sleep, dispatch.invocationID == record.invocationID {
             record.runEnded = true
         }
+        replayTotals(dispatch, into: &record, wasRunEnded: wasRunEnded)
         record.sequence = dispatch.sequence
+    }
+
+    /// Counts the run `dispatch` carries in the unit's totals as its sending did (``apply(_:)``): the run it ends once,
+    /// the start-up of one it begins. A record rebuilt from its dispatches then keeps its Prometheus counters.
+    private func replayTotals(_ dispatch: JournaledDispatch, into record: inout UnitRecord, wasRunEnded: Bool) {
+        guard dispatch.isAutotracked, let id = dispatch.invocationID else { return }
+        switch dispatch.kind {
+        case .sleep, .crash:
+            if record.runEnded, !wasRunEnded { record.runTotals.add(dispatch.run, of: id) }
+        case .launch, .wake:
+            if let startup = dispatch.run.startupSeconds { record.runTotals.addStartup(startup, of: id) }
+        case .custom, .missed:
+            break
+        }
     }
 }

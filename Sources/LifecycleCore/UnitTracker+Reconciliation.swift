@@ -9,12 +9,13 @@ import LifecycleStorage
 /// lifecycled never looks like a crash.
 extension UnitTracker {
     /// The stored runs whose end only the journal can tell: recorded as running, and no longer the unit's run in
-    /// systemd's listing (the unit was restarted, or stopped and unloaded).
+    /// systemd's listing (the unit was restarted, or stopped and unloaded), or shown failed by a start systemd refused
+    /// after it (``UnitSnapshot/isRefusedStart``).
     public func runsToLookUp(in snapshots: [UnitSnapshot]) -> [(unit: String, invocationID: String)] {
         let byName = Dictionary(snapshots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         return records.values.sorted { $0.unit < $1.unit }.compactMap { record in
             guard configuration.isWatched(record.unit), let id = Self.runningInvocation(record),
-                byName[record.unit]?.invocationID != id
+                byName[record.unit]?.invocationID != id || byName[record.unit]?.isRefusedStart == true
             else { return nil }
             return (record.unit, id)
         }
@@ -53,7 +54,7 @@ extension UnitTracker {
                 let run = history?.run(of: unit, id)
                 storedEnd = UnitReconciliation.end(
                     of: id, unit: unit, began: nil, record: run?.record ?? RunRecord(), snapshot: snapshot,
-                    fromJournal: run?.ending ?? (listed ? nil : endings[unit])
+                    fromJournal: run?.ending ?? (listed && snapshot?.isRefusedStart != true ? nil : endings[unit])
                 )
                 if storedEnd == nil, followed {
                     // Another run followed, without a word of this one's end: it was going until lifecycled stopped

@@ -515,6 +515,12 @@ test_sighup_with_broken_config() {
     reload_lifecycled "Reloaded the configuration"
     assert_eq active "$(unit_prop lifecycled.service ActiveState)" "ActiveState after a good reload"
     assert_eq "$pid" "$(unit_prop lifecycled.service MainPID)" "MainPID after a good reload"
+    # The run of the newly watched unit before the reload is rebuilt from PID 1's journal (history_from_journal), as
+    # on a first start.
+    wait_dispatches hup-new-early.service 2
+    assert_eq "1 launch true,2 sleep true" \
+        "$(dispatches hup-new-early.service | jq -r '.LIFECYCLE_SEQUENCE + " " + .LIFECYCLE_EVENT + " " + .LIFECYCLE_RECONCILED' | paste -sd, -)" \
+        "dispatches of hup-new-early.service after the reload that watches it: sequence, event, reconciled"
     start_transient hup-new-x.service
     entry=$(nth_dispatch hup-new-x.service 1)
     assert_json_field "$entry" MESSAGE_ID "$ID_LAUNCH"
@@ -748,7 +754,8 @@ run_test "transient units collected before lifecycled saw them start are recorde
 run_test "replaced executable: update launch" test_executable_replaced
 run_test "daemon-reload and daemon-reexec dispatch nothing" test_reload_and_reexec_dispatch_nothing
 run_test "restart of lifecycled: no dispatch, state survives" test_lifecycled_restart_keeps_running_unit
-run_test "SIGHUP: a broken configuration is refused, a good one applies" test_sighup_with_broken_config
+run_test "SIGHUP: a broken configuration is refused, a good one applies, the units it adds rebuilt from PID 1's journal" \
+    test_sighup_with_broken_config
 run_test "a second lifecycled on the same state directory refuses to start" test_second_lifecycled_refused
 run_test "corrupt state file is moved aside, the unit is rebuilt from its dispatches" test_corrupt_state_file
 run_test "a unit started or restarted right after daemon-reload is tracked" test_start_right_after_daemon_reload

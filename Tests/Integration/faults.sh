@@ -740,12 +740,14 @@ test_vanished_state_dir() {
 # --- 5. truncated state file ---------------------------------------------------------------------------------------
 
 test_truncated_state_file() {
-    local unit=lc-sleep@trunc.service size half aside entry expected
+    local unit=lc-sleep@trunc.service size half aside entry expected totals
     c_exec systemctl start "$unit"
     wait_dispatches "$unit" 1
     c_exec systemctl stop "$unit"
     wait_dispatches "$unit" 2
     c_exec systemctl stop lifecycled.service
+    totals=$(state "$unit" '.run_totals | tostring')
+    [[ $(state "$unit" '.run_totals.startup_count // 0') -ge 1 ]] || fail "no start-up counted in the run totals: $totals"
     size=$(c_exec stat -c %s "$UNITS_DIR/$unit.json")
     half=$((size / 2))
     c_exec truncate -s "$half" "$UNITS_DIR/$unit.json"
@@ -760,6 +762,8 @@ test_truncated_state_file() {
     # Rebuilt from the unit's own dispatches in the journal: its launch and its sleep.
     assert_eq "2 1 1" "$(state "$unit" '"\(.sequence) \(.state.count_total_launch) \(.state.count_total_sleep)"')" \
         "rebuilt state: sequence, launches, sleeps"
+    # Its run totals too, from the runs its dispatches carry: the Prometheus counters go on, not from 0.
+    assert_eq "$totals" "$(state "$unit" '.run_totals | tostring')" "rebuilt run totals"
     entry=$(last_daemon_log "$aside")
     [[ -n $entry ]] || fail "no log line names $aside"
     assert_json_field "$entry" PRIORITY 4
@@ -896,6 +900,59 @@ test_kill_while_journal_refuses() {
     got=$(dispatch_summary "$unit")
     [[ $got == "1 launch,2 sleep" ]] || fail "$unit (start and stop while the journal refused writes, then a SIGKILL of" \
         "lifecycled): expected '1 launch,2 sleep', got '${got:-none}'; state file: $(state_counters "$unit")"$'\n'"$(dispatch_listing "$unit")"
+}
+
+# runs_leave_bounded_state UNIT RUNS PATIENCE [COMMAND...]: UNIT started and stopped RUNS times; its state file counts
+# every run and, within PATIENCE seconds (after COMMAND, when given), keeps at most 16 pending dispatches, in under
+# 64 KB.
+runs_leave_bounded_state() {
+    local unit=$1 runs=$2 patience=$3 i size
+    shift 3
+    for ((i = 0; i < runs; i++)); do
+        c_exec systemctl start "$unit"
+        c_exec systemctl stop "$unit"
+    done
+    wait_for "$WAIT" state_sequence_is "$unit" $((2 * runs)) || fail "$unit's state file: $(state_counters "$unit")"
+    (($# == 0)) || "$@"
+    wait_for "$patience" pending_at_most "$unit" 16 || fail "$unit's state file keeps $(pending_count "$unit") pending dispatches"
+    size=$(c_exec stat -c %s "$UNITS_DIR/$unit.json")
+    ((size < 65536)) || fail "the state file of $unit is $size bytes after $runs runs"
+}
+
+# restart_keeps_counters UNIT: lifecycled restarted (READY within systemd's start timeout), UNIT's counters as they were.
+restart_keeps_counters() {
+    local before
+    before=$(state_counters "$1")
+    c_exec systemctl restart lifecycled.service || fail "lifecycled did not become ready: $(status_text)"
+    assert_eq "$before" "$(state_counters "$1")" "counters of $1 after a restart of lifecycled"
+}
+
+# A journal that refuses lifecycled's entries for over a minute (journald and its sockets stopped): each state file
+# keeps at most 16 dispatches waiting to be sent, the counters every run; said, and healed once journald is back.
+test_journal_refuses_long() {
+    local unit=lc-sleep@jr-long.service pid
+    stop_journald
+    journal_refuses || fail "sd_journal_sendv still succeeds with journald's sockets stopped"
+    runs_leave_bounded_state "$unit" 30 90
+    wait_for "$WAIT" status_says "Degraded: the journal refuses lifecycled's entries" ||
+        fail "systemctl status does not say it: $(status_text)"
+
+    start_journald
+    wait_for "$WAIT" not journal_refuses
+    wait_for 45 status_clear || fail "still degraded once the journal takes entries: $(status_text)"
+    wait_for "$WAIT" pending_at_most "$unit" 0 || fail "$unit's state file keeps $(pending_count "$unit") pending dispatches"
+    # The 16 kept reached the journal, in order, once each.
+    assert_eq "$(seq -s, 45 60)" "$(dispatches "$unit" | jq -r .LIFECYCLE_SEQUENCE | paste -sd, -)" \
+        "dispatches in the journal: the last 16 kept"
+    # lifecycled's warning went to the journal while it refused: lost with it; the metric counts what was given up.
+    pid=$(lifecycled_pid)
+    c_exec systemctl restart lifecycled.service
+    wait_for "$WAIT" lifecycled_replaced "$pid" || fail "lifecycled did not come back"
+    c_exec systemctl start "$unit"
+    wait_for "$WAIT" state_sequence_is "$unit" 61 || fail "after the restart: $(state_counters "$unit")"
+    assert_eq "sequence=61 launch=1 wake=31 sleep=30 crash=0 last=wake" "$(state_counters "$unit")" \
+        "counters after a restart go on"
+    c_exec systemctl stop "$unit"
 }
 
 # --- 8. the wall clock set back ----------------------------------------------------------------------------------
@@ -1126,20 +1183,14 @@ remove_notice_dropin() {
 }
 
 test_journal_stores_nothing() {
-    local unit=lc-sleep@notice.service i size before after pid
+    local unit=lc-sleep@notice.service before after pid
     c_exec mkdir -p "$(dirname "$NOTICE_DROPIN")"
     printf '[Journal]\nMaxLevelStore=notice\n' | c_exec_stdin install -m 0644 /dev/stdin "$NOTICE_DROPIN"
     c_exec systemctl restart systemd-journald.service
-    for ((i = 0; i < 60; i++)); do
-        c_exec systemctl start "$unit"
-        c_exec systemctl stop "$unit"
-    done
-    wait_for "$WAIT" state_sequence_is "$unit" 120 || fail "$unit's state file: $(state_counters "$unit")"
     # Dispatches past the bound are given up once the journal has shown none of lifecycled's for a minute, at the
-    # next look (looks back off to 30 s).
-    wait_for 100 pending_at_most "$unit" 16 || fail "$unit's state file keeps $(pending_count "$unit") pending dispatches"
-    size=$(c_exec stat -c %s "$UNITS_DIR/$unit.json")
-    ((size < 65536)) || fail "the state file of $unit is $size bytes after 60 runs"
+    # next look (looks back off to 30 s). lifecycled is restarted before that, 120 dispatches waiting: READY at once,
+    # and the new process bounds what the last one left.
+    runs_leave_bounded_state "$unit" 60 100 restart_keeps_counters "$unit"
     wait_for 100 status_says "Degraded: the journal does not show lifecycled's entries" ||
         fail "systemctl status does not say it: $(status_text)"
     assert_contains "$(c_exec journalctl --no-pager -o cat -p warning SYSLOG_IDENTIFIER=lifecycled)" \
@@ -1444,6 +1495,27 @@ test_quiet_unit() {
     assert_eq none "$(nth_dispatch "$unit" 4 | jq -r '.LIFECYCLE_RUN_END // "none"')" "LIFECYCLE_RUN_END of a stop seen"
 }
 
+# A Restart=always loop whose runs end cleanly, started while lifecycled was stopped, until the start limit refuses a
+# restart: systemd then shows the unit failed (Result=start-limit-hit) with the last run's InvocationID, and PID 1 logs
+# the refusal's "Failed with result 'start-limit-hit'" with that id too. Each run is a reconciled begin and sleep: the
+# refusal is no run and no crash.
+test_start_limit_after_clean_end() {
+    local unit=lc-limit.service id
+    install_unit "$unit" '[Unit]\nStartLimitBurst=3\nStartLimitIntervalSec=1h\n[Service]\nExecStart=/bin/true\nRestart=always\nRestartSec=100ms\n'
+    c_exec systemctl stop lifecycled.service
+    c_exec systemctl start "$unit"
+    wait_for "$WAIT" unit_state_is "$unit" failed || fail "$unit did not hit its start limit: $(unit_prop "$unit" ActiveState)"
+    assert_eq start-limit-hit "$(unit_prop "$unit" Result)" "Result of $unit"
+    c_exec systemctl start lifecycled.service
+    wait_dispatches "$unit" 6 || true
+    run_marker lc-marker-limit.service
+    assert_eq "1 launch,2 sleep,3 wake,4 sleep,5 wake,6 sleep" "$(dispatch_summary "$unit")" "dispatches of $unit"
+    assert_json_field "$(nth_dispatch "$unit" 6)" LIFECYCLE_RECONCILED true
+    assert_eq "sequence=6 launch=1 wake=3 sleep=3 crash=0 last=sleep" "$(state_counters "$unit")" "state of $unit"
+    c_exec systemctl reset-failed "$unit"
+}
+unit_state_is() { [[ $(unit_prop "$1" ActiveState) == "$2" ]]; }
+
 # install_unit NAME CONTENT: a unit file in /etc/systemd/system (CONTENT in printf's format), and a daemon-reload.
 install_unit() {
     # shellcheck disable=SC2059 # the content is the format
@@ -1643,6 +1715,8 @@ only "6b. SIGKILL of lifecycled while the journal refuses writes: each dispatch 
     test_kill_while_journal_refuses
 only "6c. journald's rate limit drops accepted dispatches: each is sent again and reaches the journal once" \
     test_journal_rate_limit
+only "6d. the journal refusing writes for over a minute: each state file keeps at most 16 waiting dispatches, said, healed; counters go on" \
+    test_journal_refuses_long
 only "8. the wall clock set back two days: no negative durations or day counts" test_clock_set_back
 only "8b. the wall clock stepped back two days while lifecycled is stopped: every run once" \
     test_clock_stepped_back_while_stopped
@@ -1653,7 +1727,7 @@ only "9c. retention removes the saved position's entry while lifecycled is stopp
     test_retention_resumes_from_position
 only "9e. a journal behind at start: a oneshot run PID 1 logged while journald was stalled and lifecycled stopped, written after lifecycled started, is recorded once" \
     test_journal_behind_at_start
-only "9d. a journald that stores nothing below notice: 60 runs, the state file under 64 KB, said in systemctl status, healed once it stores, counters go on after a restart" \
+only "9d. a journald that stores nothing below notice: 60 runs, the state file under 64 KB, said in systemctl status, READY after a restart with 120 waiting, healed once it stores, counters go on after a restart" \
     test_journal_stores_nothing
 only "9f. a power cut: a dispatch the journal shows stays pending until journald syncs after the look (its varlink socket refused, then back)" \
     test_delivered_once_synced
@@ -1661,6 +1735,8 @@ only "10a. a start that ExecCondition= skips, 4 times (once while lifecycled is 
     test_skipped_start
 only "10b. a unit PID 1 logs nothing of, restarted twice while lifecycled is stopped: its end unknown, no crash" \
     test_quiet_unit
+only "10c. a Restart=always loop of clean runs hitting its start limit while lifecycled was stopped: each run a reconciled begin and sleep, no crash" \
+    test_start_limit_after_clean_end
 only "12. a unit whose name is 250 bytes: its state file holds its counters over a restart; status and show read it" \
     test_long_unit_name
 # Last: every unit gone by then is archived.

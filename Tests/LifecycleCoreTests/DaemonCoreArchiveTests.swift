@@ -74,6 +74,22 @@ struct DaemonCoreArchiveTests {
         #expect(h.archiveExpiredBefore == [h.now - 90 * 24 * Self.hour])
     }
 
+    @Test("a unit whose record expired from the archive (its tombstone left) comes back counted afresh, numbered on")
+    func backFromTombstone() throws {
+        var h = try afterOneRun()
+        h.send(.unitRemoved(H.unit))
+        movePosition(&h)
+        h.fire(.archiveGoneUnits)
+        // Retention cut the record to its tombstone at a compaction.
+        h.archive[H.unit] = try #require(h.archive[H.unit]).tombstone
+        h.now += 1_000
+        h.send(.changed(H.snapshot("active", "b", second: 4_000)))
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a", "3 launch b"], "a fresh launch, numbered after the last dispatch")
+        let record = try #require(h.core.tracker.records[H.unit])
+        #expect(record.state.totalLaunchCount == 1 && record.retired == nil, "no longer a tombstone")
+        #expect(h.logs.contains { $0.message.contains("expired from the archive") })
+    }
+
     @Test("archive_retention_days -1 keeps every archived record")
     func retentionForever() throws {
         var h = try afterOneRun()

@@ -58,7 +58,7 @@ struct OutboxTests {
     @Test("one look at the journal: delivered, dropped, suspected or waited for", arguments: rows)
     func look(_ row: Row) {
         var outbox = Outbox(confirms: true)
-        outbox.adoptLeftovers(row.leftovers.map { Self.dispatch($0) })
+        outbox.adoptLeftovers(row.leftovers.map { Self.dispatch($0) }, uptime: .zero)
         for sequence in row.sent { outbox.enqueue(Self.dispatch(sequence, second: 200)) }
         if let batch = outbox.takeBatch() {
             #expect(outbox.sent(count: batch.count, refused: false, now: 200_000, uptime: 200_000).retryAt == nil)
@@ -134,7 +134,7 @@ struct OutboxTests {
     @Test("retention needs no sync: an entry older than the journal is delivered whether or not the look synced")
     func beyondRetentionUnsynced() {
         var outbox = Outbox(confirms: true)
-        outbox.adoptLeftovers([Self.dispatch(1)])
+        outbox.adoptLeftovers([Self.dispatch(1)], uptime: .zero)
         let (asked, _) = outbox.takeForConfirmation(now: 201_000)
         let decided = outbox.confirm(
             asked, check: JournalCheck(found: [false], heldSince: 150_000, synced: false), recovering: false

@@ -60,6 +60,31 @@ struct ReconciliationTests {
         #expect(transitions.allSatisfy { $0.isReconciled })
     }
 
+    @Test("a start the start limit refused after the stored run ended: the run's end is the journal's, never the refusal's crash", arguments: [
+        (RunEnding.endedCleanly(at: 5_000) as RunEnding?, RunTransition.endedCleanly, Milliseconds(5_000)),
+        (RunEnding.failed(CrashDetails(result: "exit-code"), at: 6_000) as RunEnding?, RunTransition.failed(CrashDetails(result: "exit-code")), Milliseconds(6_000)),
+        (nil as RunEnding?, RunTransition.endedUnknown, Milliseconds(9_000)),  // unknown: at the refusal at the latest
+    ])
+    func refusedStart(ending: RunEnding?, transition: RunTransition, time: Milliseconds) throws {
+        let tracker = try tracker()
+        let listing = [snap("failed", Self.runA, result: "start-limit-hit")]
+        #expect(tracker.runsToLookUp(in: listing).map(\.invocationID) == [Self.runA])
+        let transitions = tracker.reconcile(listing, endings: ending.map { ["web.service": $0] } ?? [:])
+        #expect(transitions.map(\.transition) == [transition])
+        #expect(transitions.first?.time == time)
+        #expect(transitions.allSatisfy { $0.isReconciled })
+    }
+
+    @Test("a run the history shows end, then a start the start limit refused: the history's end")
+    func refusedStartAfterHistory() throws {
+        let tracker = try tracker()
+        let listing = [snap("failed", Self.runA, result: "start-limit-hit")]
+        let history = RunHistory(entries: [
+            RunEnding.Entry(messageID: RunEnding.MessageID.unitSuccess, time: 5_000, fields: ["UNIT": "web.service", "INVOCATION_ID": Self.runA]),
+        ])
+        #expect(tracker.reconcile(listing, endings: [:], history: history).map(\.transition) == [.endedCleanly])
+    }
+
     @Test("a run whose crash notice was already sent is not reported again at the next start")
     func crashAlreadyRecorded() throws {
         var tracker = try tracker()

@@ -92,6 +92,40 @@ struct JournalRecoveryTests {
         #expect(rebuilt.records["web.service"]?.state.totalCrashCount == 1)
     }
 
+    @Test("a record rebuilt from its dispatches keeps its run totals: each run's start-up, CPU and OOM kill counted once")
+    func totalsRebuilt() throws {
+        func dispatch(_ sequence: UInt64, _ kind: DispatchKind, _ id: String, run: RunRecord = RunRecord()) -> JournaledDispatch {
+            var dispatch = JournaledDispatch(
+                unit: "web.service", sequence: sequence, kind: kind, time: Milliseconds(start * 1_000) + Milliseconds(sequence),
+                invocationID: id
+            )
+            dispatch.run = run
+            return dispatch
+        }
+        var started = RunRecord()
+        started.startupSeconds = 0.3
+        var ended = started
+        ended.cpuSeconds = 2
+        var killed = RunRecord()
+        killed.startupSeconds = 7
+        killed.cpuSeconds = 1
+        killed.oom = .kernel
+        let dispatches = [
+            dispatch(1, .launch, Self.runA, run: started), dispatch(2, .sleep, Self.runA, run: ended),
+            dispatch(3, .wake, Self.runB), dispatch(4, .crash, Self.runB, run: killed),
+            dispatch(5, .sleep, Self.runB, run: killed),  // the same run's end again: not counted twice
+        ]
+        var rebuilt = try tracker()
+        _ = rebuilt.catchUp(with: ["web.service": dispatches])
+        var expected = RunTotals()
+        expected.addStartup(0.3, of: Self.runA)
+        expected.add(ended, of: Self.runA)
+        expected.add(killed, of: Self.runB)
+        let totals = try #require(rebuilt.records["web.service"]?.runTotals)
+        #expect(totals == expected)
+        #expect(totals.startups == 2 && totals.cpuMicroseconds == 3_000_000 && totals.oomKills["kernel"] == 1)
+    }
+
     @Test("an entry that is not a dispatch of this schema is not read as one")
     func unreadableEntries() {
         let good = [

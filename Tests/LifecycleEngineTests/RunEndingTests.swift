@@ -31,6 +31,21 @@ struct RunEndingTests {
         #expect(ending == .failed(CrashDetails(result: "signal", execMainCode: 2, execMainStatus: 9), at: 6))
     }
 
+    @Test("restarts refused by the start limit are logged with the run before them: its own end counts, not the refusal", arguments: [
+        ([(ID.unitSuccess, 2, [:])], RunEnding.endedCleanly(at: 2)),
+        ([(ID.unitProcessExit, 2, ["EXIT_CODE": "exited", "EXIT_STATUS": "1"]), (ID.unitFailureResult, 3, ["UNIT_RESULT": "exit-code"])],
+         RunEnding.failed(CrashDetails(result: "exit-code", execMainCode: 1, execMainStatus: 1), at: 3)),
+    ] as [([(String, Milliseconds, [String: String])], RunEnding)])
+    func startLimitHit(own: [(String, Milliseconds, [String: String])], ending: RunEnding) {
+        // As systemd 252 logs a Restart=always loop hitting StartLimitBurst=: the run's end, the scheduled restart, then
+        // the refusal, all with the run's INVOCATION_ID.
+        let refusal = [
+            entry("5eb03494b6584870a536b337290809b3", 4, ["N_RESTARTS": "3"]), entry(ID.unitStopped, 5),
+            entry(ID.unitFailureResult, 6, ["UNIT_RESULT": "start-limit-hit"]), entry(ID.unitFailed, 6, ["JOB_RESULT": "failed"]),
+        ]
+        #expect(RunEnding(entries: own.map { entry($0.0, $0.1, $0.2) } + refusal) == ending)
+    }
+
     @Test("a control process's exit is not the run's: the main process's is, and without one there is none")
     func controlProcesses() {
         let killed = RunEnding(entries: [

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import LifecycleEngine
 import LifecycleStorage
 import Testing
@@ -41,14 +42,30 @@ struct UnitArchiveCompactionTests {
             + line(record("c.service", sequence: 5, lastSleep: nil))
             + line(record("b.service", sequence: 2, lastSleep: 900)) + line(record("d.service", sequence: 1, lastSleep: 100))
             + line(record("d.service", sequence: 2, lastSleep: 5_000))
-        #expect(contents(UnitArchive.compacted(shard, expiredBefore: nil)) == [
+        #expect(contents(UnitArchive.compacted(shard, expiredBefore: nil, journalHeldSince: nil)) == [
             "?", "a.service#2", "c.service#5", "b.service#2", "d.service#2",
         ])
-        #expect(contents(UnitArchive.compacted(shard, expiredBefore: 1_000)) == [
+        #expect(contents(UnitArchive.compacted(shard, expiredBefore: 1_000, journalHeldSince: nil)) == [
             "?", "a.service#2", "d.service#2",
-        ], "b's newest is before the cut-off; c was never active; d's older line was, its newest is not")
-        let kept = UnitArchive.compacted(shard, expiredBefore: 1_000)
-        #expect(UnitArchive.compacted(kept, expiredBefore: 1_000) == kept, "compacting twice changes nothing")
+        ], "b's newest is before the cut-off; c was never active; d's older line was, its newest is not; a journal of unknown age keeps no tombstone")
+        let kept = UnitArchive.compacted(shard, expiredBefore: 1_000, journalHeldSince: nil)
+        #expect(UnitArchive.compacted(kept, expiredBefore: 1_000, journalHeldSince: nil) == kept, "compacting twice changes nothing")
+    }
+
+    @Test("an expired unit leaves a tombstone of its sequence while the journal may hold its dispatches, then none")
+    func tombstones() throws {
+        var full = record("a.service", sequence: 9, lastSleep: 800)
+        full.crashResults = ["exit-code": 2]
+        let shard = line(full) + line(record("b.service", sequence: 3, lastSleep: 5_000))
+        let kept = UnitArchive.compacted(shard, expiredBefore: 1_000, journalHeldSince: 700)
+        #expect(contents(kept) == ["a.service#9", "b.service#3"])
+        let first = try #require(kept.split(separator: UInt8(ascii: "\n")).first)
+        let tombstone = try JSONDecoder().decode(UnitRecord.self, from: Data(first))
+        #expect(tombstone == UnitRecord(unit: "a.service", sequence: 9, retired: 800), "the sequence only, and when")
+        #expect(UnitArchive.compacted(kept, expiredBefore: 1_000, journalHeldSince: 700) == kept, "kept as it is")
+        #expect(contents(UnitArchive.compacted(kept, expiredBefore: 1_000, journalHeldSince: 801)) == ["b.service#3"],
+            "the journal no longer holds anything that old: it goes")
+        #expect(contents(UnitArchive.compacted(kept, expiredBefore: nil, journalHeldSince: nil)) == ["b.service#3"])
     }
 
     @Test("a compacted shard is found as before, and its expired units are gone")
@@ -62,7 +79,7 @@ struct UnitArchiveCompactionTests {
         try archive.append([record(first, sequence: 1, lastSleep: 10)])
         try archive.append([record(first, sequence: 2, lastSleep: 20), record(second, sequence: 7, lastSleep: 5_000)])
         let name = String(shard.split(separator: "/").last!)
-        let size = try archive.compact(shard: name, expiredBefore: 1_000)
+        let size = try archive.compact(shard: name, expiredBefore: 1_000, journalHeldSince: nil)
         #expect(try archive.records(of: [first]).isEmpty, "expired")
         #expect(try archive.records(of: [second]).map(\.sequence) == [7])
         var info = stat()

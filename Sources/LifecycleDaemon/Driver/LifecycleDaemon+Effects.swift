@@ -47,14 +47,13 @@ extension LifecycleDaemon {
             let seen = query.barrier.map { lookForBarrier($0, unit: query.run.unit) } ?? false
             return .runJournalRead(query, RunJournalReader(logger: logger).findings(for: query, barrierSeen: seen))
         case .readRecovery(let query):
-            // The barrier first: once the journal shows it, it holds what PID 1 logged before the listing.
-            if let barrier = query.barrier, !lookForBarrier(
-                barrier, fields: JournalProbeEntry.fields(historyBarrier: barrier.number),
-                query: JournalProbeEntry.query(historyBarrier: barrier.number, pid: getpid())
-            ) {
-                return .recovered(.barrierNotSeen)
-            }
-            return .recovered(JournalRecoveryReader(logger: logger, positionFile: positionFile).answer(query))
+            let reader = JournalRecoveryReader(logger: logger, positionFile: positionFile)
+            return .recovered(reader.answer(query) { barrier in
+                lookForBarrier(
+                    barrier, fields: JournalProbeEntry.fields(historyBarrier: barrier.number),
+                    query: JournalProbeEntry.query(historyBarrier: barrier.number, pid: getpid())
+                )
+            })
         case .readJournalTail:
             return .journalTailRead(JournalRecoveryReader(logger: logger, positionFile: positionFile).tail())
         case .saveJournalPosition(let position):
@@ -130,15 +129,29 @@ extension LifecycleDaemon {
             logger.error("Failed to archive the records of \(records.count) units", metadata: ["error": "\(error)"])
             return
         }
-        for (shard, size) in sizes.sorted(by: { $0.key < $1.key })
-        where UnitArchive.needsCompaction(size: size, lastCompacted: compactedShards[shard]) {
+        let compacting = sizes.filter { UnitArchive.needsCompaction(size: $0.value, lastCompacted: compactedShards[$0.key]) }
+        // Tombstones stay while the journal may hold their units' dispatches.
+        let heldSince = compacting.isEmpty ? nil : journalHeldSince()
+        for (shard, size) in compacting.sorted(by: { $0.key < $1.key }) {
             do {
-                compactedShards[shard] = try archive.compact(shard: shard, expiredBefore: expiredBefore)
+                compactedShards[shard] = try archive.compact(
+                    shard: shard, expiredBefore: expiredBefore, journalHeldSince: heldSince
+                )
                 logger.info("Compacted the archive's \(shard): \(size) bytes to \(compactedShards[shard] ?? 0)")
             } catch {
                 // Nothing is lost: the shard stays as it was, and is tried again at its next append.
                 logger.warning("Failed to compact the archive", metadata: ["error": "\(error)"])
             }
+        }
+    }
+
+    /// The time of the journal's oldest entry (ms since the epoch); nil when it cannot be read (logged) or is empty.
+    private func journalHeldSince() -> Milliseconds? {
+        do {
+            return try JournalReader().holdings(of: []).oldest.map { Milliseconds($0 / 1_000) }
+        } catch {
+            logger.warning("Failed to read the journal's oldest entry: the archive drops its tombstones", metadata: ["error": "\(error)"])
+            return nil
         }
     }
 

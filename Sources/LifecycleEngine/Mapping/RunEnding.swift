@@ -62,6 +62,8 @@ public enum RunEnding: Sendable, Hashable {
 
     /// systemd's Result when `ExecCondition=` skipped a start.
     public static let skippedResult = "exec-condition"
+    /// systemd's Result when the start limit refused a start (`StartLimitBurst=`).
+    public static let startLimitHitResult = "start-limit-hit"
 
     /// True when `entries` (all of one InvocationID) say that `ExecCondition=` skipped the start: no run at all.
     public static func isSkipped(_ entries: [Entry]) -> Bool {
@@ -83,7 +85,11 @@ public enum RunEnding: Sendable, Hashable {
     /// may still be going, or the journal no longer holds it).
     public init?(entries: [Entry]) {
         let exit = entries.last(where: Self.isMainProcessExit)
-        if let failure = entries.first(where: { $0.messageID == MessageID.unitFailureResult }) {
+        // A refused restart (its start limit) is logged with the InvocationID of the run before it, which had ended:
+        // its "Failed with result 'start-limit-hit'" is not that run's end.
+        if let failure = entries.first(where: {
+            $0.messageID == MessageID.unitFailureResult && $0.fields["UNIT_RESULT"] != Self.startLimitHitResult
+        }) {
             let details = CrashDetails(
                 result: failure.fields["UNIT_RESULT"] ?? "failed",
                 execMainCode: exit?.fields["EXIT_CODE"].flatMap(Self.code(named:)),

@@ -29,6 +29,11 @@ extension UnitSnapshot {
     /// `ExecCondition=` skipped the start (`Result=exec-condition`; systemd leaves the unit inactive, not failed).
     public var isSkipped: Bool { result == RunEnding.skippedResult }
 
+    /// systemd refused a start because of the unit's start limit (`Result=start-limit-hit`): the unit failed, but not
+    /// the run whose InvocationID it still shows, which had ended before (systemd takes a new InvocationID only once a
+    /// start is allowed). How that run ended is not in this snapshot.
+    public var isRefusedStart: Bool { activeState == .failed && result == RunEnding.startLimitHitResult }
+
     /// The run is over: inactive, failed, or waiting for an automatic restart.
     public var hasEnded: Bool {
         switch activeState {

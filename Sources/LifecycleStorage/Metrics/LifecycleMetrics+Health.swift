@@ -42,7 +42,7 @@ extension LifecycleMetrics {
             ),
             MetricFamily(
                 "lifecycled_journal_unshown_dispatches_total", .counter,
-                help: "Dispatches journald accepted but never showed, given up past a unit's bound of waiting ones.",
+                help: "Dispatches journald never showed (accepted but not stored, or refused for over a minute), given up past a unit's bound of waiting ones.",
                 samples: [.init([:], .count(health.journalGivenUp))]
             ),
             MetricFamily(

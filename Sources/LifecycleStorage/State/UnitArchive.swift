@@ -111,8 +111,9 @@ public struct UnitArchive: Sendable {
         return found
     }
 
-    /// Every archived record, each unit's from its newest line, sorted by unit name: for `lifecyclectl status --all`,
-    /// which reads the whole archive (lifecycled itself never does).
+    /// Every archived record, each unit's from its newest line, sorted by unit name, tombstones left out (their
+    /// counters expired: ``UnitRecord/retired``): for `lifecyclectl status --all`, which reads the whole archive
+    /// (lifecycled itself never does).
     ///
     /// - Throws: ``StateStoreError/io(path:operation:errno:)`` when the archive or a shard cannot be read.
     public func allRecords() throws(StateStoreError) -> [UnitRecord] {
@@ -137,7 +138,7 @@ public struct UnitArchive: Sendable {
                 newest[record.unit] = record
             }
         }
-        return newest.values.sorted { $0.unit < $1.unit }
+        return newest.values.filter { $0.retired == nil }.sorted { $0.unit < $1.unit }
     }
 
     /// The contents of shard `name`, nil when it does not exist.

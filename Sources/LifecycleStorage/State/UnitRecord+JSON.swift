@@ -75,6 +75,10 @@ extension UnitRecord {
             writer.endArray()
         }
         if !recentCrashes.isEmpty { writer.member("recent_crashes", integers: recentCrashes) }
+        if let retired {
+            writer.key("retired")
+            writer.integer(retired)
+        }
         if runEnded { writer.member("run_ended", true) }
         if !runTotals.isEmpty {
             writer.key("run_totals")

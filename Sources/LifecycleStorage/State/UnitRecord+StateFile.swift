@@ -66,7 +66,8 @@ extension UnitRecord {
             // Files from before the count: a recorded update time means at least one update was seen.
             updateCount: Int(clamping: try file.optionalInt("update_count") ?? (state.update == nil ? 0 : 1)),
             runTotals: try file.optionalObject("run_totals").map(RunTotals.init(stateFile:)) ?? RunTotals(),
-            timers: timers
+            timers: timers,
+            retired: try file.optionalInt("retired").map { Milliseconds($0) }
         )
     }
 }

@@ -54,6 +54,11 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     /// What each timer that starts the unit did, by timer name (absent from files from before it, and while no timer
     /// of the unit elapsed).
     public var timers: [String: TimerTotals]
+    /// Set on what the archive's retention leaves of a record it drops (a tombstone): the dropped record's last
+    /// activity. A tombstone keeps only the unit's sequence, so that a unit seen again numbers its dispatches after
+    /// every one it made, and no (unit, sequence) pair is dispatched twice; it goes once the journal holds nothing
+    /// that old (docs/configuration.md, `archive_retention_days`).
+    public var retired: Milliseconds?
 
     /// How many crash times a record keeps; a crash-loop threshold above it could never be reached.
     public static let recentCrashLimit = 20
@@ -71,7 +76,8 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         crashResults: [String: Int] = [:],
         updateCount: Int = 0,
         runTotals: RunTotals = RunTotals(),
-        timers: [String: TimerTotals] = [:]
+        timers: [String: TimerTotals] = [:],
+        retired: Milliseconds? = nil
     ) {
         self.unit = unit
         self.state = state
@@ -85,6 +91,12 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         self.updateCount = updateCount
         self.runTotals = runTotals
         self.timers = timers
+        self.retired = retired
+    }
+
+    /// The tombstone the archive keeps of this record once its retention drops it (``retired``).
+    public var tombstone: UnitRecord {
+        UnitRecord(unit: unit, sequence: sequence, retired: retired ?? lastActivity ?? 0)
     }
 
     /// When the unit was last seen doing anything: its last launch, wake, sleep or failure; nil when never.
@@ -124,6 +136,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         case updateCount = "update_count"
         case runTotals = "run_totals"
         case timers
+        case retired
     }
 
     /// Decodes a record whose `schema_version` the caller has already checked to be at most
@@ -147,6 +160,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         updateCount = try container.decodeIfPresent(Int.self, forKey: .updateCount) ?? (state.update == nil ? 0 : 1)
         runTotals = try container.decodeIfPresent(RunTotals.self, forKey: .runTotals) ?? RunTotals()
         timers = try container.decodeIfPresent([String: TimerTotals].self, forKey: .timers) ?? [:]
+        retired = try container.decodeIfPresent(Milliseconds.self, forKey: .retired)
     }
 
     /// Encodes the record in the current schema version; a record is always written in the newest form.
@@ -165,5 +179,6 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         if updateCount > 0 { try container.encode(updateCount, forKey: .updateCount) }
         if !runTotals.isEmpty { try container.encode(runTotals, forKey: .runTotals) }
         if !timers.isEmpty { try container.encode(timers, forKey: .timers) }
+        try container.encodeIfPresent(retired, forKey: .retired)
     }
 }

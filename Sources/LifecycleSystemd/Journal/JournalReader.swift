@@ -4,18 +4,6 @@ import CSystemd
 import Glibc
 import LifecycleEngine
 
-/// One journal entry, with the fields that were asked for.
-public struct JournalEntry: Sendable, Hashable {
-    /// When journald received the entry, in microseconds since the epoch.
-    public var realtimeMicroseconds: UInt64
-    /// When journald received the entry, in microseconds of the monotonic clock of the boot it was written in
-    /// (`_BOOT_ID`, when asked for among the fields).
-    public var monotonicMicroseconds: UInt64
-    public var fields: [String: String]
-    /// The entry's cursor (`sd_journal_get_cursor(3)`), when the read was asked for it.
-    public var cursor: String? = nil
-}
-
 /// What a read of the journal had to leave out: entries sd-journal could not step to, and journal files that could
 /// not be opened (a damaged header, a file cut short). The rest was read.
 public struct JournalDamage: Sendable, Equatable, CustomStringConvertible {

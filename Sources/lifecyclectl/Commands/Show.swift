@@ -56,7 +56,7 @@ struct Show: ParsableCommand {
         }
         let archive = UnitArchive(stateDirectory: selection.stateDirectory)
         // A unit systemd unloaded a while ago: its record is in the archive until it runs again.
-        let archived = loaded == nil ? try? archive.records(of: [name]).first : nil
+        let archived = loaded == nil ? try? archive.records(of: [name]).first { $0.retired == nil } : nil
         guard let record = loaded ?? archived else {
             throw reportNoSuchUnit(name, known: (try? store.unitNames()) ?? [])
         }
