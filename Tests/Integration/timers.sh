@@ -95,11 +95,7 @@ failed_jobs() {
 # near A B TOLERANCE: two numbers within TOLERANCE of each other.
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d <= t && d >= -t) }'; }
 
-# in_range VALUE LOW HIGH
-in_range() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v + 0 == v && v >= lo && v <= hi) }'; }
 
-# series_value TEXT SERIES: the value of one series (its name and labels exactly as written), or nothing.
-series_value() { S=$2 awk 'index($0, ENVIRON["S"] " ") == 1 { print substr($0, length(ENVIRON["S"]) + 2) }' <<<"$1"; }
 
 # --- tests ---------------------------------------------------------------------------------------------------------
 

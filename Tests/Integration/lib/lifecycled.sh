@@ -98,6 +98,13 @@ wait_resyncs_settled() {
 
 write_config() { printf '%s\n' "$1" | c_exec_stdin install -D -m 0644 /dev/stdin "$CONFIG"; }
 
+# in_range VALUE LOW HIGH: VALUE is a number within [LOW, HIGH].
+in_range() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v + 0 == v && v >= lo && v <= hi) }'; }
+
+# series_value TEXT SERIES: the value of one series of a metrics text (its name and labels exactly as written), or
+# nothing. (ENVIRON, not awk -v, which would read the backslashes of an escaped label as escapes of its own.)
+series_value() { S=$2 awk 'index($0, ENVIRON["S"] " ") == 1 { print substr($0, length(ENVIRON["S"]) + 2) }' <<<"$1"; }
+
 # assert_ge MIN ACTUAL WHAT
 assert_ge() {
     if ! [[ $2 =~ ^[0-9]+$ ]] || (($2 < $1)); then
