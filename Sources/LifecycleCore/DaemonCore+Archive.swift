@@ -96,6 +96,7 @@ extension DaemonCore {
         case .listing(let snapshots): units = snapshots.filter { !$0.invocationID.isEmpty }.map(\.name)
         case .changed(let snapshot): units = snapshot.invocationID.isEmpty ? [] : [snapshot.name]
         case .recovered(let answer): units = answer.history.map { Array($0.units) } ?? []
+        case .jobRemoved(let unit, _, _, _): units = phase == .tracking && timerBook.isPending(unit) ? [unit] : []
         case .request(let request, _):
             // Stopping, a request is refused as it is; a name that cannot be a unit's is refused by the request
             // itself. Neither needs a look-up.

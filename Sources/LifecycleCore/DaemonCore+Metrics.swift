@@ -74,7 +74,7 @@ extension DaemonEffect {
     /// Whether the loop answers the effect with an input, at once (see each case).
     var hasAnswer: Bool {
         switch self {
-        case .send, .lookUp, .readVersion, .readRunCost, .readRunEnding, .readRunJournal, .readRecovery, .publishManager, .readJournalTail,
+        case .send, .lookUp, .readVersion, .readRunCost, .readTimers, .readMissedStarts, .readRunEnding, .readRunJournal, .readRecovery, .publishManager, .readJournalTail,
             .readArchive, .save, .saveJournalPosition:
             true
         case .archive, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions,

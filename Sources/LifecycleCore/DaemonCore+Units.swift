@@ -296,6 +296,8 @@ extension DaemonCore {
             noteStarted(change.snapshot)
             let transitions = tracker.transitions(for: change.snapshot, whileReloading: change.whileReloading)
             work.prepend(contentsOf: transitions.lazy.map(Work.transition))
+        case .timerJob(let outcome, let recoveredAt):
+            recordTimerJob(outcome, recoveredAt: recoveredAt)
         case .readNextSlice(let resume):
             readNextSlice(resume)
         case .finishRecovery(let cause, let watchedUnits):
@@ -448,11 +450,13 @@ extension DaemonCore {
     /// activating waits for its start-up (``StartingRuns``).
     mutating func apply(_ transition: MappedTransition, version: String?) {
         releaseLaunch(before: transition)
-        let trackerEffects = tracker.apply(transition, version: version, now: now)
+        let timedRun = noteRun(transition)
+        let trackerEffects = tracker.apply(transition, version: version, now: now, timedRun: timedRun)
         if transition.transition == .began, transition.awaitsStartup, transition.run.startupSeconds == nil {
             holdLaunch(of: transition, in: trackerEffects)
         }
         _ = take(trackerEffects)
+        if let timedRun { noteSchedule(of: timedRun.elapse.timer) }
     }
 
     /// Turns the tracker's effects into the core's: saves at once, dispatches into the outbox.

@@ -23,6 +23,9 @@ public struct DaemonCore: Sendable {
         /// A listing taken as the state of every watched unit (the first at start is the baseline).
         case resync([UnitSnapshot], isFirst: Bool)
         case change(BufferedChange)
+        /// What became of an elapse whose unit began no run, in order with the unit's changes (``TimerJobOutcome``);
+        /// with the time PID 1 failed its job for one recovered from its journal.
+        case timerJob(TimerJobOutcome, recoveredAt: Milliseconds?)
         /// The runs of a history slice are made: the next slice is read (``HistoryResume``).
         indirect case readNextSlice(HistoryResume)
         /// The listing is taken (after a recovery when `cause` is set): tracking goes on.
@@ -118,6 +121,10 @@ public struct DaemonCore: Sendable {
     var unitsToRebuild: UnitSelection?
     /// Launches and wakes waiting for their run's start-up.
     var startingRuns = StartingRuns()
+    /// The timers of the watched services and their elapses not yet resolved.
+    var timerBook = TimerBook()
+    /// Whether the timers' misses while lifecycled was away were asked for: once, at the first read of the timers.
+    var timersCaughtUp = false
 
     public init(
         tracker: UnitTracker, unitsSetAside: Set<String> = [], readsJournal: Bool, readsManagerJournal: Bool,
@@ -190,9 +197,16 @@ public struct DaemonCore: Sendable {
         case .listing(let snapshots):
             noteLoaded(snapshots)
             take(snapshots)
+            readTimers(of: snapshots)
         case .changed(let snapshot):
             goneUnits.returned(snapshot.name)
+            timerBook.noteJob(snapshot.jobID, of: snapshot.name)
             take(BufferedChange(snapshot: snapshot, whileReloading: isReloading))
+        case .jobRemoved(let unit, let jobID, let result, let unitResult):
+            takeJobRemoved(unit: unit, jobID: jobID, result: result, unitResult: unitResult)
+        case .timerChanged(let timer): takeTimer(timer)
+        case .timersRead(let timers): takeTimers(timers)
+        case .missedStartsRead(let query, let jobs): takeMissedStarts(jobs, for: query)
         case .unitRemoved(let unit): unitRemoved(unit)
         case .reloading(let active):
             isReloading = active
@@ -393,7 +407,7 @@ extension DaemonInput {
     var waitsForWork: Bool {
         switch self {
         case .versionRead, .runCostRead, .runEndingRead, .runJournalRead, .sent, .lookedUp, .managerPublished, .timer, .recovered, .journalTailRead,
-            .archiveRead, .saved, .journalPositionSaved:
+            .archiveRead, .saved, .journalPositionSaved, .timersRead, .missedStartsRead:
             false
         default: true
         }

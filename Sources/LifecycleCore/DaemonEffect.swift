@@ -22,6 +22,12 @@ public enum DaemonEffect: Sendable, Equatable {
     /// Read the version of the unit's run by its source while the run's unit is loaded; answer
     /// ``DaemonInput/versionRead(unit:version:)``.
     case readVersion(unit: String, invocationID: String, source: VersionSource)
+    /// Read the timers that start these watched services (their `TriggeredBy`) and follow them; answer
+    /// ``DaemonInput/timersRead(_:)``.
+    case readTimers([String])
+    /// Read PID 1's failed start jobs of the units whose timers elapsed while lifecycled was away; answer
+    /// ``DaemonInput/missedStartsRead(_:_:)`` at once.
+    case readMissedStarts(MissedStartQuery)
     /// Read what a run that just ended cost (CPU, memory peak, IO) from its unit's properties; answer
     /// ``DaemonInput/runCostRead(_:_:)``.
     case readRunCost(UnitRunID)

@@ -12,6 +12,16 @@ public enum DaemonInput: Sendable, Equatable {
     case listing([UnitSnapshot])
     /// One unit's properties changed.
     case changed(UnitSnapshot)
+    /// systemd removed a job of a watched unit (`JobRemoved`) with `result`; `unitResult` is the unit's `Result` then.
+    case jobRemoved(unit: String, jobID: UInt32, result: String, unitResult: String?)
+    /// A followed timer's properties changed (``TimerSnapshot``): an elapse, or a schedule moved.
+    case timerChanged(TimerSnapshot)
+    /// The answer to ``DaemonEffect/readTimers(_:)``: the timers of the watched services, nil when the bus could not
+    /// be asked.
+    case timersRead([TimerSnapshot]?)
+    /// The answer to ``DaemonEffect/readMissedStarts(_:)``: the failed start jobs, nil when the journal could not be
+    /// read.
+    case missedStartsRead(MissedStartQuery, [FailedStartJob]?)
     /// systemd unloaded a unit (`UnitRemoved`): unless it comes back, its record is archived after a while.
     case unitRemoved(String)
     /// systemd began (true) or finished (false) a daemon-reload or daemon-reexec.

@@ -44,7 +44,7 @@ extension UnitTracker {
         case .launch: .launch
         case .wake: .wake
         case .sleep: .sleep
-        case .crash, .custom: nil
+        case .crash, .custom, .missed: nil
         }
         if dispatch.isAutotracked, event != .sleep, let id = dispatch.invocationID {
             // A run began (launch or wake), or ended with a crash notice.
@@ -75,7 +75,7 @@ extension UnitTracker {
             if record.runEnded, !wasRunEnded { record.runTotals.add(dispatch.run, of: id) }
         case .launch, .wake:
             if let startup = dispatch.run.startupSeconds { record.runTotals.addStartup(startup, of: id) }
-        case .custom:
+        case .custom, .missed:
             break
         }
     }

@@ -100,7 +100,11 @@ public struct UnitTracker: Sendable {
     /// - Parameters:
     ///   - version: the unit's version when a run begins (nil when unknown or for other transitions).
     ///   - now: the wall clock, used when systemd reported no time for the transition.
-    public mutating func apply(_ transition: MappedTransition, version: String?, now: Milliseconds) -> [Effect] {
+    ///   - timedRun: for a begin, the timer's elapse that started the run (``TimerBook``): its launch or wake carries
+    ///     the timer's fields, and the timer's totals count the run.
+    public mutating func apply(
+        _ transition: MappedTransition, version: String?, now: Milliseconds, timedRun: TimedRun? = nil
+    ) -> [Effect] {
         let unit = transition.unit
         if transition.isReconciled { mapper.note(transition) }
         let stored = records[unit] ?? UnitRecord(unit: unit)
@@ -150,6 +154,12 @@ public struct UnitTracker: Sendable {
         }
         if transition.transition.endsRun || transition.transition == .began, let tracked = dispatch {
             dispatch?.customData = tracked.customData.merging(run.payload) { own, _ in own }
+        }
+        if transition.transition == .began, let timedRun {
+            dispatch?.customData.merge(timedRun.payload) { own, _ in own }
+            record.timers[timedRun.elapse.timer, default: TimerTotals()].countRun(
+                latenessSeconds: timedRun.latenessSeconds, at: transition.time ?? now
+            )
         }
         // LIFECYCLE_RUN_END=unknown: a sleep whose time is only the last moment the run was known to be going.
         if transition.transition == .endedUnknown {

@@ -45,6 +45,13 @@ public enum DispatchField {
         runStartupSeconds, runDurationSeconds, runCPUSeconds, runMemoryPeakBytes, runIOReadBytes, runIOWriteBytes, runOOM, runCoredump,
         runCoredumpSignal, runCoredumpCursor,
     ]
+    /// On a launch or wake a timer started, and on a `missed` dispatch: the timer unit, when it elapsed (RFC 3339
+    /// UTC with milliseconds) and, on the run's begin, the begin less that due time in seconds.
+    public static let timer = "LIFECYCLE_TIMER"
+    public static let timerDueTime = "LIFECYCLE_TIMER_DUE_TIME"
+    public static let timerLatenessSeconds = "LIFECYCLE_TIMER_LATENESS_SECONDS"
+    /// On a `missed` dispatch: why the due run never began, systemd's job result (`dependency`, `canceled`, …).
+    public static let missedCause = "LIFECYCLE_MISSED_CAUSE"
     /// The label of lifecycled's journal probes (not a dispatch).
     public static let probe = "LIFECYCLE_PROBE"
 
@@ -61,7 +68,15 @@ public enum DispatchField {
     public enum PayloadKey {
         public static let reconciled = "reconciled"
         public static let runEnd = "run_end"
+        public static let timer = "timer"
+        public static let timerDueTime = "timer_due_time"
+        public static let timerLatenessSeconds = "timer_lateness_seconds"
+        public static let missedCause = "missed_cause"
+        public static let autotracked = "autotracked"
     }
+
+    /// `LIFECYCLE_EVENT` of a due run that never began (``DispatchKind/missed``).
+    public static let missedEvent = "missed"
 
     /// The fields that always come first in a dispatch; a payload key that maps onto one of them is left out of the
     /// per-key fields (it is still in ``payload``), so that a custom key `unit` or `event` can never add a second

@@ -12,7 +12,8 @@ extension DispatchJournalEntry {
     /// - `nginx.service: sleep after 3600 s awake` (the session's seconds awake, `lifecycle_secondsawake`);
     /// - `nginx.service: crash (signal, status 9/KILL)` (systemd's Result and the exit status, or the signal's number
     ///   and name as systemd prints them);
-    /// - `nginx.service: custom event deploy`.
+    /// - `nginx.service: custom event deploy`;
+    /// - `backup.service: missed the run backup.timer was due to start at 2026-03-01T03:00:00.000Z (dependency)`.
     ///
     /// The numbers come from the engine's data points, not from the merged payload, so custom data that reuses a
     /// data point's key cannot change the message.
@@ -40,6 +41,12 @@ extension DispatchJournalEntry {
             return "\(unit): crash (\(failure.result)\(failure.statusText.map { ", status \($0)" } ?? ""))"
         case .custom:
             return "\(unit): custom event \(dispatch.name)"
+        case .missed:
+            let data = dispatch.customData
+            let timer = data[DispatchField.PayloadKey.timer].map(fieldValue) ?? "its timer"
+            let due = data[DispatchField.PayloadKey.timerDueTime].map(fieldValue).map { " at \($0)" } ?? ""
+            let cause = data[DispatchField.PayloadKey.missedCause].map(fieldValue).map { " (\($0))" } ?? ""
+            return "\(unit): missed the run \(timer) was due to start\(due)\(cause)"
         }
     }
 }

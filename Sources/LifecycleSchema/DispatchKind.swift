@@ -2,13 +2,15 @@
 
 import LifecycleEngine
 
-/// The five kinds of dispatch, each with its own `MESSAGE_ID` and priority (docs/journal.md, "MESSAGE_IDs").
+/// The six kinds of dispatch, each with its own `MESSAGE_ID` and priority (docs/journal.md, "MESSAGE_IDs").
 public enum DispatchKind: String, Sendable, Hashable, CaseIterable {
     case launch
     case wake
     case sleep
     case custom
     case crash
+    /// A run a timer was due to start that never began (docs/journal.md, "Timers").
+    case missed
 
     /// The kind of `dispatch`.
     ///
@@ -41,11 +43,12 @@ public enum DispatchKind: String, Sendable, Hashable, CaseIterable {
         case .sleep: "1ecaafbe5252451daa10ccc3e7fd2329"
         case .custom: "c045a9c8b7de4d3084fecaf0ae0df532"
         case .crash: "8ca45d5015014645bedba16bc4a17ad0"
+        case .missed: "0e2c805157d74255856d089a14e48eb1"
         }
     }
 
-    /// The syslog priority: 4 (warning) for a crash notice, 6 (info) for everything else.
+    /// The syslog priority: 4 (warning) for a crash notice and a missed run, 6 (info) for everything else.
     public var priority: Int {
-        self == .crash ? 4 : 6
+        self == .crash || self == .missed ? 4 : 6
     }
 }

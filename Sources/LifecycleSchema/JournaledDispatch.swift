@@ -65,7 +65,7 @@ public struct JournaledDispatch: Sendable, Equatable {
     }
 
     /// Reads an entry's fields; nil when it is not a dispatch of this schema (a unit, a sequence number, one of the
-    /// five MESSAGE_IDs and a readable time are needed).
+    /// six MESSAGE_IDs and a readable time are needed).
     public init?(fields: [String: String]) {
         guard let unit = fields[DispatchField.unit],
             let sequence = fields[DispatchField.sequence].flatMap({ UInt64($0) }),
@@ -98,7 +98,7 @@ public struct JournaledDispatch: Sendable, Equatable {
         case .launch, .wake: .running
         case .sleep: .stopped
         case .crash: .failed
-        case .custom: nil
+        case .custom, .missed: nil
         }
     }
 }

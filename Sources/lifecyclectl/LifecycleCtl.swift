@@ -24,7 +24,7 @@ struct LifecycleCtl: AsyncParsableCommand {
             """,
         version: LifecycleVersion.current,
         subcommands: [
-            Status.self, Show.self, Runs.self, Follow.self, Metrics.self, Launch.self, Wake.self, Sleep.self,
+            Status.self, Show.self, Runs.self, Timers.self, Follow.self, Metrics.self, Launch.self, Wake.self, Sleep.self,
             Track.self, Replay.self,
         ],
         defaultSubcommand: Status.self

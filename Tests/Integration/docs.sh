@@ -161,7 +161,7 @@ test_man_finds_the_installed_pages() {
 test_catalog_lists_every_id() {
     local listed id
     listed=$(c_exec journalctl --list-catalog)
-    for id in "$ID_LAUNCH" "$ID_WAKE" "$ID_SLEEP" "$ID_CUSTOM" "$ID_CRASH" "$ID_TRACKING"; do
+    for id in "$ID_LAUNCH" "$ID_WAKE" "$ID_SLEEP" "$ID_CUSTOM" "$ID_CRASH" "$ID_MISSED" "$ID_TRACKING"; do
         assert_contains "$listed" "$id lifecycled: " "journalctl --list-catalog"
     done
 }
@@ -243,7 +243,7 @@ run_test "nothing of lifecycled is there before the install" assert_no_lifecycle
 if out=$(c_exec env PREFIX=/usr/local /opt/lifecycled-src/scripts/install.sh /opt/lifecycled-build 2>&1) &&
     c_exec systemctl is-active --quiet lifecycled.service; then
     run_test "man finds the pages install.sh put in /usr/local" test_man_finds_the_installed_pages
-    run_test "journalctl --list-catalog lists lifecycled's six MESSAGE_IDs" test_catalog_lists_every_id
+    run_test "journalctl --list-catalog lists lifecycled's seven MESSAGE_IDs" test_catalog_lists_every_id
     run_test "journalctl -x explains a launch, sleep, wake, custom event, crash and tracking" \
         test_journalctl_x_explains_each_dispatch
     run_test "uninstall.sh takes the pages and the catalog away" test_uninstall_takes_pages_and_catalog_away

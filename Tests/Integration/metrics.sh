@@ -57,10 +57,6 @@ free_port() {
 
 scrape() { c_exec curl -sf "http://127.0.0.1:$PORT/metrics"; }
 
-# series_value TEXT SERIES: the value of one series (its name and labels exactly as written), or nothing
-# (ENVIRON, not awk -v, which would read the backslashes of an escaped label as escapes of its own.)
-series_value() { S=$2 awk 'index($0, ENVIRON["S"] " ") == 1 { print substr($0, length(ENVIRON["S"]) + 2) }' <<<"$1"; }
-
 # The label value of a unit in the text format.
 label() { printf '%s' "${1//\\/\\\\}"; }
 
@@ -314,8 +310,6 @@ near_half_second() { awk -v v="$1" 'BEGIN { exit !(v >= 0.4 && v <= 0.6) }'; }
 
 has_launch() { [[ -n $(last_launch "$1") ]]; }
 
-# in_range VALUE LOW HIGH: VALUE is a number within [LOW, HIGH].
-in_range() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v + 0 == v && v >= lo && v <= hi) }'; }
 
 test_run_record() {
     local fields startup duration text cpu

@@ -109,6 +109,12 @@ struct CoreHarness {
     var archiveReadable = true
     /// The retention cut-off each archiving was given.
     var archiveExpiredBefore: [Milliseconds?] = []
+    /// The timers of the watched services, answered to ``DaemonEffect/readTimers(_:)``, and every read, in order.
+    var timers: [TimerSnapshot] = []
+    var timerReads: [[String]] = []
+    /// PID 1's failed start jobs, answered to ``DaemonEffect/readMissedStarts(_:)``, and every query, in order.
+    var failedStarts: [FailedStartJob] = []
+    var missedStartQueries: [MissedStartQuery] = []
     /// Every effect performed, in order, and `exit` when the loop ended.
     var performed: [DaemonEffect] = []
 
@@ -182,6 +188,12 @@ struct CoreHarness {
                 return nil
             }
             return .runCostRead(run, runCosts[run.invocationID] ?? RunRecord())
+        case .readTimers(let units):
+            timerReads.append(units)
+            return .timersRead(timers)
+        case .readMissedStarts(let query):
+            missedStartQueries.append(query)
+            return .missedStartsRead(query, failedStarts.filter { job in query.units[job.unit].map { job.time > $0 } ?? false })
         case .readRunEnding(let unit, let id, _):
             endingReads += 1
             let caughtUp = endingReads > journalLagReads

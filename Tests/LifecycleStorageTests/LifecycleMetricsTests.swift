@@ -148,8 +148,8 @@ struct LifecycleMetricsTests {
         #expect(
             Self.lines(text, "lifecycled_dispatches_total") == [
                 #"lifecycled_dispatches_total{event="crash"} 1"#, #"lifecycled_dispatches_total{event="custom"} 0"#,
-                #"lifecycled_dispatches_total{event="launch"} 4"#, #"lifecycled_dispatches_total{event="sleep"} 0"#,
-                #"lifecycled_dispatches_total{event="wake"} 0"#,
+                #"lifecycled_dispatches_total{event="launch"} 4"#, #"lifecycled_dispatches_total{event="missed"} 0"#,
+                #"lifecycled_dispatches_total{event="sleep"} 0"#, #"lifecycled_dispatches_total{event="wake"} 0"#,
             ]
         )
         #expect(

@@ -64,6 +64,19 @@ struct UnitRecordJSONTests {
             }
             // A run going on whose start-up its launch counted.
             if Bool.random(using: &random) { totals.addStartup(Double(number()) / 1_000, of: String(repeating: "ef", count: 16)) }
+            // The timers that start it, each with runs, misses, skips and a schedule.
+            var timers: [String: TimerTotals] = [:]
+            for index in 0..<Int.random(in: 0...2, using: &random) {
+                var timer = TimerTotals()
+                for _ in 0..<Int.random(in: 0...3, using: &random) { timer.countRun(latenessSeconds: Double(number()) / 1_000) }
+                for cause in ["dependency", "start-limit-hit"] where Bool.random(using: &random) { timer.countMissed(cause: cause) }
+                if Bool.random(using: &random) { timer.count(.skipped) }
+                if Bool.random(using: &random) { timer.count(.coalesced) }
+                timer.lastTrigger = maybe(time())
+                timer.nextElapse = maybe(time())
+                timer.lastResolved = maybe(time())
+                timers["t\(index)-\(number()).timer"] = timer
+            }
             return UnitRecord(
                 unit: "unit-\(number()).service", state: state, invocationID: maybe(String(repeating: "ab", count: 16)),
                 runEnded: Bool.random(using: &random), pendingDispatches: pending,
@@ -72,7 +85,8 @@ struct UnitRecordJSONTests {
                 crashResults: results,
                 // A file without the count but with an update time is read as one update (files of earlier builds).
                 updateCount: state.update == nil ? (Bool.random(using: &random) ? number() : 0) : 1 + number(),
-                runTotals: totals
+                runTotals: totals,
+                timers: timers
             )
         }
     }

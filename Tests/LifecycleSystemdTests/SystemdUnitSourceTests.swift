@@ -116,7 +116,7 @@ struct SystemdUnitSourceTests {
             try await fixture.systemd.emitManagerSignal("UnitRemoved", [
                 .string("web.service"), .objectPath("/org/freedesktop/systemd1/unit/web_2eservice"),
             ])
-            try await fixture.events.expectNext(.jobRemoved(unit: "web.service", jobID: 9, result: "failed"))
+            try await fixture.events.expectNext(.jobRemoved(unit: "web.service", jobID: 9, result: "failed", unitResult: "success"))
             try await fixture.events.expectNext(.removed("web.service"))
             #expect(fixture.systemd.calls.get == Self.fullReads)  // only the initial listing's
             // A removed unit is no longer loaded: reading its details must not touch the bus.

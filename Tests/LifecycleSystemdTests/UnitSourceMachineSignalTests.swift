@@ -37,7 +37,7 @@ struct UnitSourceMachineSignalTests {
          [.forgetDetails(of: "web.service"), .deliver(.removed("web.service"))]),
         ("UnitRemoved, not watched", .unitRemoved("db.socket"), []),
         ("JobRemoved, watched", .jobRemoved(unit: "web.service", jobID: 9, result: "failed"),
-         [.deliver(.jobRemoved(unit: "web.service", jobID: 9, result: "failed"))]),
+         [.deliver(.jobRemoved(unit: "web.service", jobID: 9, result: "failed", unitResult: "success"))]),
         ("JobRemoved, not watched", .jobRemoved(unit: "db.socket", jobID: 9, result: "done"), []),
         ("Reloading(true)", .reloading(true), [.deliver(.reloading(true)), .forgetDetails(of: nil)]),
         ("systemd left the bus", .nameOwnerChanged(oldOwner: ":1.1", newOwner: ""), [.deliver(.signalsLost)]),

@@ -13,7 +13,9 @@ extension DaemonInput {
         case .signalsLost: self = .signalsLost
         case .connectionLost(let error): self = .connectionLost("\(error)")
         case .removed(let unit): self = .unitRemoved(unit)
-        case .jobRemoved: return nil
+        case .jobRemoved(let unit, let jobID, let result, let unitResult):
+            self = .jobRemoved(unit: unit, jobID: jobID, result: result, unitResult: unitResult)
+        case .timerChanged(let timer): self = .timerChanged(timer)
         }
     }
 }

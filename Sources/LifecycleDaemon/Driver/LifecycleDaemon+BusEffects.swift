@@ -38,6 +38,8 @@ extension LifecycleDaemon {
             )
         case .readRunCost(let run):
             return .runCostRead(run, await source?.runCost(of: run.unit, invocationID: run.invocationID))
+        case .readTimers(let units):
+            return .timersRead(await source?.timers(of: units))
         case .watch(let patterns):
             do {
                 try await watch(patterns)

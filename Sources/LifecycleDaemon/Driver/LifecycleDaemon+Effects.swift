@@ -36,10 +36,12 @@ extension LifecycleDaemon {
             } catch {
                 logger.warning("Failed to write a probe to the journal", metadata: ["error": "\(error)"])
             }
-        case .readVersion, .readRunCost, .watch, .publishManager, .prefetchVersions:
+        case .readVersion, .readRunCost, .readTimers, .watch, .publishManager, .prefetchVersions:
             performOnBus(effect)
         case .readRunEnding(let unit, let invocationID, let barrier):
             return readEnding(of: unit, invocationID: invocationID, barrier: barrier)
+        case .readMissedStarts(let query):
+            return .missedStartsRead(query, MissedStartReader(logger: logger).failedStarts(for: query))
         case .readRunJournal(let query):
             // The barrier first, as for a run's ending.
             let seen = query.barrier.map { lookForBarrier($0, unit: query.run.unit) } ?? false

@@ -34,5 +34,5 @@ public struct DaemonHealth: Sendable, Equatable {
     }
 
     /// The kinds of dispatch, each written even at 0 so that `increase()` sees the first one.
-    public static let dispatchKinds = ["crash", "custom", "launch", "sleep", "wake"]
+    public static let dispatchKinds = ["crash", "custom", "launch", "missed", "sleep", "wake"]
 }

@@ -126,14 +126,24 @@ extension LifecycleMetrics {
         ]
     }
 
-    /// One unit's start-up histogram: a cumulative bucket per bound and `+Inf`, then the sum and the count.
+    /// One unit's start-up histogram (``histogram(bounds:cumulative:count:sumMicroseconds:labels:)``).
     static func startupHistogram(_ totals: RunTotals, name: [String: String]) -> [MetricFamily.Sample] {
-        var samples = zip(RunTotals.startupBounds, totals.cumulativeStartupBuckets).map { bound, count in
-            MetricFamily.Sample(name.merging(["le": Self.boundText(bound)]) { a, _ in a }, .count(count), suffix: "_bucket")
+        histogram(
+            bounds: RunTotals.startupBounds, cumulative: totals.cumulativeStartupBuckets, count: totals.startups,
+            sumMicroseconds: totals.startupMicroseconds, labels: name
+        )
+    }
+
+    /// A histogram's samples: a cumulative bucket per bound and `+Inf`, then the sum and the count.
+    static func histogram(
+        bounds: [Double], cumulative: [Int], count: Int, sumMicroseconds: Int64, labels: [String: String]
+    ) -> [MetricFamily.Sample] {
+        var samples = zip(bounds, cumulative).map { bound, count in
+            MetricFamily.Sample(labels.merging(["le": Self.boundText(bound)]) { a, _ in a }, .count(count), suffix: "_bucket")
         }
-        samples.append(.init(name.merging(["le": "+Inf"]) { a, _ in a }, .count(totals.startups), suffix: "_bucket"))
-        samples.append(.init(name, .microseconds(totals.startupMicroseconds), suffix: "_sum"))
-        samples.append(.init(name, .count(totals.startups), suffix: "_count"))
+        samples.append(.init(labels.merging(["le": "+Inf"]) { a, _ in a }, .count(count), suffix: "_bucket"))
+        samples.append(.init(labels, .microseconds(sumMicroseconds), suffix: "_sum"))
+        samples.append(.init(labels, .count(count), suffix: "_count"))
         return samples
     }
 

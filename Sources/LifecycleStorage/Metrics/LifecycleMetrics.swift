@@ -37,7 +37,7 @@ public struct LifecycleMetrics: Sendable {
 
     /// Every family: the units', lifecycled's build, and its health when known.
     public func families() -> [MetricFamily] {
-        var families = unitFamilies()
+        var families = unitFamilies() + timerFamilies()
         families.append(MetricFamily(
             "lifecycled_build_info", .gauge, help: "lifecycled's version; the value is always 1.",
             samples: [.init(["version": version], .count(1))]

@@ -66,6 +66,28 @@ public struct JSONLayoutWriter {
         bool(value)
     }
 
+    /// An object member whose value is an array of integers.
+    public mutating func member(_ key: String, integers: some Sequence<Int64>) {
+        self.key(key)
+        beginArray()
+        for value in integers {
+            element()
+            integer(value)
+        }
+        endArray()
+    }
+
+    /// An object member whose value is an object of counts, its keys in sorted (UTF-8) order, as `Codable` writes a
+    /// dictionary with `.sortedKeys`.
+    public mutating func member(_ key: String, counts: [String: Int]) {
+        self.key(key)
+        beginObject()
+        for (name, count) in counts.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }) {
+            member(name, Int64(count))
+        }
+        endObject()
+    }
+
     private mutating func open(_ bracket: StaticString) {
         json.raw(bracket)
         isEmpty.append(true)

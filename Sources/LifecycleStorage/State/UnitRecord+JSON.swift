@@ -41,14 +41,7 @@ extension UnitRecord {
     /// Writes the record's ``Codable`` form, keys in sorted order.
     public func write(to writer: inout JSONLayoutWriter) {
         writer.beginObject()
-        if !crashResults.isEmpty {
-            writer.key("crash_results")
-            writer.beginObject()
-            for (result, count) in crashResults.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }) {
-                writer.member(result, Int64(count))
-            }
-            writer.endObject()
-        }
+        if !crashResults.isEmpty { writer.member("crash_results", counts: crashResults) }
         writer.member("invocation_id", invocationID)
         if let lastFailure {
             writer.key("last_failure")
@@ -81,15 +74,7 @@ extension UnitRecord {
             }
             writer.endArray()
         }
-        if !recentCrashes.isEmpty {
-            writer.key("recent_crashes")
-            writer.beginArray()
-            for time in recentCrashes {
-                writer.element()
-                writer.integer(time)
-            }
-            writer.endArray()
-        }
+        if !recentCrashes.isEmpty { writer.member("recent_crashes", integers: recentCrashes) }
         if let retired {
             writer.key("retired")
             writer.integer(retired)
@@ -104,6 +89,15 @@ extension UnitRecord {
         writer.unsigned(sequence)
         writer.key("state")
         Self.write(state, to: &writer)
+        if !timers.isEmpty {
+            writer.key("timers")
+            writer.beginObject()
+            for (timer, totals) in timers.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }) {
+                writer.key(timer)
+                totals.write(to: &writer)
+            }
+            writer.endObject()
+        }
         writer.member("unit", unit)
         if updateCount > 0 { writer.member("update_count", Int64(updateCount)) }
         writer.endObject()
@@ -114,19 +108,8 @@ extension UnitRecord {
         writer.beginObject()
         writer.member("coredumps", Int64(totals.coredumps))
         writer.member("cpu_microseconds", totals.cpuMicroseconds)
-        writer.key("oom_kills")
-        writer.beginObject()
-        for (source, count) in totals.oomKills.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }) {
-            writer.member(source, Int64(count))
-        }
-        writer.endObject()
-        writer.key("startup_buckets")
-        writer.beginArray()
-        for count in totals.startupBuckets {
-            writer.element()
-            writer.integer(Int64(count))
-        }
-        writer.endArray()
+        writer.member("oom_kills", counts: totals.oomKills)
+        writer.member("startup_buckets", integers: totals.startupBuckets.lazy.map { Int64($0) })
         writer.member("startup_count", Int64(totals.startups))
         writer.member("startup_counted_for", totals.startupCountedFor)
         writer.member("startup_microseconds", totals.startupMicroseconds)

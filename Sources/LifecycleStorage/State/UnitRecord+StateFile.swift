@@ -44,6 +44,10 @@ extension UnitRecord {
                 results[key] = Int(clamping: try counts.int(key))
             }
         }
+        var timers: [String: TimerTotals] = [:]
+        if let members = try file.optionalObject("timers") {
+            for key in members.members.keys { timers[key] = try TimerTotals(stateFile: try members.object(key)) }
+        }
         self.init(
             unit: unit,
             state: state,
@@ -62,6 +66,7 @@ extension UnitRecord {
             // Files from before the count: a recorded update time means at least one update was seen.
             updateCount: Int(clamping: try file.optionalInt("update_count") ?? (state.update == nil ? 0 : 1)),
             runTotals: try file.optionalObject("run_totals").map(RunTotals.init(stateFile:)) ?? RunTotals(),
+            timers: timers,
             retired: try file.optionalInt("retired").map { Milliseconds($0) }
         )
     }

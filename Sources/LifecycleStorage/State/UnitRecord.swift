@@ -51,6 +51,9 @@ public struct UnitRecord: Sendable, Equatable, Codable {
     public var updateCount: Int
     /// What the unit's ended runs cost, as far as each knew (absent from files from before it).
     public var runTotals: RunTotals
+    /// What each timer that starts the unit did, by timer name (absent from files from before it, and while no timer
+    /// of the unit elapsed).
+    public var timers: [String: TimerTotals]
     /// Set on what the archive's retention leaves of a record it drops (a tombstone): the dropped record's last
     /// activity. A tombstone keeps only the unit's sequence, so that a unit seen again numbers its dispatches after
     /// every one it made, and no (unit, sequence) pair is dispatched twice; it goes once the journal holds nothing
@@ -73,6 +76,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         crashResults: [String: Int] = [:],
         updateCount: Int = 0,
         runTotals: RunTotals = RunTotals(),
+        timers: [String: TimerTotals] = [:],
         retired: Milliseconds? = nil
     ) {
         self.unit = unit
@@ -86,6 +90,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         self.crashResults = crashResults
         self.updateCount = updateCount
         self.runTotals = runTotals
+        self.timers = timers
         self.retired = retired
     }
 
@@ -130,6 +135,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         case crashResults = "crash_results"
         case updateCount = "update_count"
         case runTotals = "run_totals"
+        case timers
         case retired
     }
 
@@ -153,6 +159,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         // Files from before the count: a recorded update time means at least one update was seen.
         updateCount = try container.decodeIfPresent(Int.self, forKey: .updateCount) ?? (state.update == nil ? 0 : 1)
         runTotals = try container.decodeIfPresent(RunTotals.self, forKey: .runTotals) ?? RunTotals()
+        timers = try container.decodeIfPresent([String: TimerTotals].self, forKey: .timers) ?? [:]
         retired = try container.decodeIfPresent(Milliseconds.self, forKey: .retired)
     }
 
@@ -171,6 +178,7 @@ public struct UnitRecord: Sendable, Equatable, Codable {
         if !crashResults.isEmpty { try container.encode(crashResults, forKey: .crashResults) }
         if updateCount > 0 { try container.encode(updateCount, forKey: .updateCount) }
         if !runTotals.isEmpty { try container.encode(runTotals, forKey: .runTotals) }
+        if !timers.isEmpty { try container.encode(timers, forKey: .timers) }
         try container.encodeIfPresent(retired, forKey: .retired)
     }
 }

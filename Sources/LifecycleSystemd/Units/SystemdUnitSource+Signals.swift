@@ -41,23 +41,30 @@ extension SystemdUnitSource {
     /// or the `.Unit` ones, parsed only for a watched unit.
     private func propertiesChanged(_ message: BusMessage) throws(SystemdError) {
         guard let path = message.path,
-              let name = BusObjectPath(path).decode(prefix: SystemdNames.unitPathPrefix),
-              machine.isWatched(name)
+              let name = BusObjectPath(path).decode(prefix: SystemdNames.unitPathPrefix)
         else { return }
+        let isFollowedTimer = followedTimers[name] != nil
+        guard isFollowedTimer || machine.isWatched(name) else { return }
         let kind = try message.withString { interface in
             if SystemdNames.unitInterface.withCString({ strcmp(interface, $0) }) == 0 { return InterfaceKind.unit }
+            if isFollowedTimer, TimerSnapshot.interface.withCString({ strcmp(interface, $0) }) == 0 { return .timer }
             let isType = Self.typeInterfacePrefix.withCString { strncmp(interface, $0, Self.typeInterfacePrefixLength) }
             return isType == 0 ? .type : .other
         }
         switch kind {
-        case .unit: handle(.propertiesChanged(unit: name, .unit(try UnitProperties(changed: message))))
-        case .type: handle(.propertiesChanged(unit: name, .type(try TypeProperties(changed: message))))
-        case .other: return
+        case .timer: timerChanged(name, try TimerChange(changed: message))
+        case .unit, .type, .other:
+            guard machine.isWatched(name) else { return }
+            switch kind {
+            case .unit: handle(.propertiesChanged(unit: name, .unit(try UnitProperties(changed: message))))
+            case .type: handle(.propertiesChanged(unit: name, .type(try TypeProperties(changed: message))))
+            case .timer, .other: return
+            }
         }
     }
 
     /// Which of a unit's interfaces a `PropertiesChanged` is about.
-    private enum InterfaceKind { case unit, type, other }
+    private enum InterfaceKind { case unit, type, timer, other }
 
     /// Every type interface (`.Service`, `.Socket`, …) begins with this.
     private static let typeInterfacePrefix = "org.freedesktop.systemd1."

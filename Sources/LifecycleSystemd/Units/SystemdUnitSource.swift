@@ -48,6 +48,8 @@ public actor SystemdUnitSource {
     /// comes from the unit's definition, which changes only when PID 1 loads the unit again, after `UnitRemoved` or
     /// with a reload (the machine says when: ``UnitSourceEffect/forgetDetails(of:)``).
     var details: [String: (parts: UnitDetails.Parts, details: UnitDetails)] = [:]
+    /// The timers of the watched services, as last read or signalled (``timers(of:)``): their changes are reported.
+    var followedTimers: [String: TimerSnapshot] = [:]
     /// Bumped whenever ``details`` loses entries, so that reads sent before are not kept.
     var detailsEpoch = 0
 

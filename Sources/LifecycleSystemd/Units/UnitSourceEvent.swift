@@ -20,8 +20,13 @@ public enum UnitSourceEvent: Sendable, Hashable {
     /// The manager's `UnitRemoved`: the unit was unloaded (garbage-collected, or re-announced during a reload).
     case removed(String)
     /// The manager's `JobRemoved` for a watched unit: a job finished with `done`, `canceled`, `timeout`, `failed`,
-    /// `dependency` or `skipped`. A failed restart job after a crash means systemd gave up.
-    case jobRemoved(unit: String, jobID: UInt32, result: String)
+    /// `dependency` or `skipped`. A failed restart job after a crash means systemd gave up. `unitResult` is the unit's
+    /// `Result` as the source knew it then (PID 1 sends the unit's pending change before `JobRemoved`).
+    case jobRemoved(unit: String, jobID: UInt32, result: String, unitResult: String?)
+    /// A followed timer's `org.freedesktop.systemd1.Timer` properties changed (an elapse moves `LastTriggerUSec`
+    /// and `NextElapseUSec*` at once); the snapshot holds every property, merged with what was read before
+    /// (``SystemdUnitSource/timers(of:)``).
+    case timerChanged(TimerSnapshot)
     /// The bus connection broke. The source reconnects with back-off and sends ``initial(_:)`` when it is back.
     case connectionLost(SystemdError)
     /// systemd left the bus (its bus name lost its owner, as in a `daemon-reexec` or when it hits a bus limit): its

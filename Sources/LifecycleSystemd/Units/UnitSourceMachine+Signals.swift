@@ -41,7 +41,7 @@ extension UnitSourceMachine {
 
     mutating func jobRemoved(_ name: String, _ jobID: UInt32, _ result: String, _ effects: inout [UnitSourceEffect]) {
         guard phase.hasConnection, isWatched(name) else { return }
-        effects.append(.deliver(.jobRemoved(unit: name, jobID: jobID, result: result)))
+        effects.append(.deliver(.jobRemoved(unit: name, jobID: jobID, result: result, unitResult: units[name]?.type.result)))
     }
 
     mutating func reloading(_ active: Bool, _ effects: inout [UnitSourceEffect]) {

@@ -35,15 +35,9 @@ struct Metrics: ParsableCommand {
         let selection = try GlobalOptions.select(
             config: config, stateDirectory: stateDirectory, needsTimeZone: false, needsCrashLoop: true
         )
-        let contents: StateStore.Contents
-        do {
-            contents = try StateStore(directory: selection.stateDirectory, readOnly: true).loadAll()
-        } catch {
-            throw reportFailure(error.description)
-        }
-        for warning in contents.warnings { printError(WarningText.line(warning)) }
+        let records = try StateFiles.records(in: selection.stateDirectory)
         let metrics = LifecycleMetrics(
-            records: contents.records, now: Terminal.now, crashLoop: selection.crashLoop,
+            records: records, now: Terminal.now, crashLoop: selection.crashLoop,
             version: LifecycleVersion.current
         )
         try Terminal.write(metrics.render())

@@ -54,7 +54,7 @@ struct UnitRun: Sendable, Equatable {
             switch dispatch.kind {
             case .launch, .wake: begin(dispatch, in: &runs)
             case .sleep, .crash: end(dispatch, in: &runs)
-            case .custom: continue
+            case .custom, .missed: continue
             }
         }
         return runs.reversed()

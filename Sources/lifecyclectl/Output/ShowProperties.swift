@@ -67,7 +67,7 @@ enum ShowProperties {
         engine.currentData(at: now, state: state).forEachField { key, field in
             properties.append((key.description, field.jsonValue))
         }
-        return properties + runProperties(versions)
+        return properties + runProperties(versions) + timerProperties(record)
     }
 
     /// The `key=value` lines of `record` at `now` and of the runs per version, each ending in a newline.

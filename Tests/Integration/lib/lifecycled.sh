@@ -8,7 +8,7 @@
 # shellcheck disable=SC2034 # used by the suites that source this file
 readonly ID_LAUNCH=7006b0aab99348aaa0549048c05b00b9 ID_WAKE=c3cffdd912a94468bf55af95c5153a3f \
     ID_SLEEP=1ecaafbe5252451daa10ccc3e7fd2329 ID_CUSTOM=c045a9c8b7de4d3084fecaf0ae0df532 \
-    ID_CRASH=8ca45d5015014645bedba16bc4a17ad0
+    ID_CRASH=8ca45d5015014645bedba16bc4a17ad0 ID_MISSED=0e2c805157d74255856d089a14e48eb1
 # Where the suites install lifecycled inside: /usr is the host's, read-only, in the container.
 readonly PREFIX_INSIDE=/opt/lifecycled
 
@@ -97,6 +97,13 @@ wait_resyncs_settled() {
 }
 
 write_config() { printf '%s\n' "$1" | c_exec_stdin install -D -m 0644 /dev/stdin "$CONFIG"; }
+
+# in_range VALUE LOW HIGH: VALUE is a number within [LOW, HIGH].
+in_range() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v + 0 == v && v >= lo && v <= hi) }'; }
+
+# series_value TEXT SERIES: the value of one series of a metrics text (its name and labels exactly as written), or
+# nothing. (ENVIRON, not awk -v, which would read the backslashes of an escaped label as escapes of its own.)
+series_value() { S=$2 awk 'index($0, ENVIRON["S"] " ") == 1 { print substr($0, length(ENVIRON["S"]) + 2) }' <<<"$1"; }
 
 # assert_ge MIN ACTUAL WHAT
 assert_ge() {
