@@ -17,7 +17,7 @@ public struct HistoryReading: Sendable {
         case barrier(JournalBarrier)
         /// The position of the journal's newest entry.
         case tail
-        /// The position the previous lifecycled saved (``JournalPositionFile``-style: nil when there is none).
+        /// The position the previous lifecycled saved in the state directory (nil when there is none).
         case savedPosition
         /// When (µs since the epoch) the newest earlier lifecycled that tracked units last wrote an entry: its last
         /// entry, that process being one other than this one (this process of `thisBoot`).
@@ -208,9 +208,9 @@ public struct HistoryReading: Sendable {
         logs.append(LogLine(.debug, "Read \(slice.entries) of PID 1's journal entries to reconcile"))
         if let stoppedAt, !slice.passedEnd {
             answer.history = slice.builder.takeDecided()
-            var next = slice.sliced
-            next.undecided = slice.builder
-            answer.resume = HistoryResume(cursor: stoppedAt, sliced: next)
+            var nextSlice = slice.sliced
+            nextSlice.undecided = slice.builder
+            answer.resume = HistoryResume(cursor: stoppedAt, sliced: nextSlice)
         } else {
             answer.history = slice.builder.finish()
         }
