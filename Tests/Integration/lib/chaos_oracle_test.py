@@ -568,6 +568,32 @@ class OracleTests(unittest.TestCase):
         o, out = h.judge(state(9, 2, 4, 2, 2))
         self.assertIn("invented", self.kinds(o), out)
 
+    def test_a_failure_lost_while_journald_restarted_leaves_only_a_restarts_stop(self):
+        """A crash loop's run failed as journald restarted at a window's edge: its "Main process exited" and "Failed
+        with result" are lost, the restart's "Stopped" (info, after the window) is there. lifecycled's crash notice
+        dated within the window is no false crash; after "Deactivated successfully", or outside a window, it is."""
+        h = good()
+        inv = "77" * 16
+        h.pid1(20.0, oracle.STARTED, inv=inv).dispatch(20.0, "wake", inv)
+        h.dispatch(21.5, "crash", inv, unit_result="exit-code")
+        h.pid1(22.5, oracle.STOPPED, inv=inv)
+        window = [(T0 / 1e6 + 19.5 + oracle.NOSTORE_BEFORE, T0 / 1e6 + 22.0 - oracle.NOSTORE_AFTER, "nostore", "")]
+        o, out = h.judge(state(9, 2, 4, 2, 2), window)
+        self.assertEqual([], self.kinds(o), out)
+        self.assertIn("failures unseen 1", out)
+        o, out = h.judge(state(9, 2, 4, 2, 2))
+        self.assertIn("false-crash", self.kinds(o), out)
+        h.pid1(21.4, oracle.SUCCESS, inv=inv)
+        o, out = h.judge(state(9, 2, 4, 2, 2), window)
+        self.assertIn("false-crash", self.kinds(o), out)
+        # Its begin unseen too (PID 1's "Started" is info): the same (seed 217291).
+        h = good()
+        h.dispatch(20.0, "wake", inv).dispatch(21.5, "crash", inv, unit_result="exit-code")
+        h.pid1(22.5, oracle.STOPPED, inv=inv)
+        o, out = h.judge(state(9, 2, 4, 2, 2), window)
+        self.assertNotIn("false-crash", self.kinds(o), out)
+        self.assertIn("failures unseen 1", out)
+
     def test_a_gap_before_a_later_sending_is_still_bounded_by_the_transition_before_it(self):
         """Numbers 7 and 8 went to the journal that stored nothing; 5 and 6 (run 3) too, and were sent again after
         the window: the copies the journal holds went out after it. The gap is still the window's."""
