@@ -249,6 +249,50 @@ struct ManagerObjectTests {
         await fixture.stop()
     }
 
+    @Test("the calls waiting from all senders are bounded too: a sender opening more connections is refused")
+    func callsInAll() async throws {
+        let fixture = try await ManagerFixture(limits: ManagerObject.CallLimits(perSender: 4, total: 6))
+        await fixture.requests.hold()
+        let other = try await SystemdBus.connect(.address(fixture.daemon.address), description: "other")
+        let finished = Tally()
+        let first = (0..<4).map { _ in
+            Task {
+                defer { finished.add() }
+                return await fixture.error("Launch", arguments: Self.data)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let second = (0..<4).map { _ in
+            Task { () async -> SystemdError? in
+                defer { finished.add() }
+                do throws(SystemdError) {
+                    let _: UInt64 = try await other.call(
+                        destination: ManagerInterface.busName, path: ManagerInterface.objectPath,
+                        interface: ManagerInterface.name, member: "Launch", arguments: Self.data
+                    ) { reply throws(SystemdError) in try UInt64(from: reply) }
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while finished.count < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(finished.count == 2)
+
+        await fixture.requests.release()
+        var refusals: [SystemdError] = []
+        for call in first + second {
+            if let error = await call.value { refusals.append(error) }
+        }
+        #expect(refusals.count == 2)
+        #expect(refusals.allSatisfy { $0.busErrorName == "org.freedesktop.DBus.Error.LimitsExceeded" })
+        #expect(refusals.allSatisfy { $0.message?.contains("at most 6 at a time from all callers") == true })
+        #expect(await fixture.requests.sent.count == 6)
+        await other.close()
+        await fixture.stop()
+    }
+
     /// Counts from any task.
     final class Tally: Sendable {
         private let value = Mutex(0)

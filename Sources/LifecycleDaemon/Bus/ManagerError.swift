@@ -11,7 +11,7 @@ import LifecycleSystemd
 /// - `org.lifecycled.Lifecycle1.InvalidEventOrder`: a manual event out of order (a wake before any launch);
 /// - `org.lifecycled.Lifecycle1.UnknownUnit`: the unit is not watched, or (`GetUnit`) has no record;
 /// - `org.lifecycled.Lifecycle1.InvalidArgument`: a wrong signature, an invalid unit or event name, too much data;
-/// - `org.freedesktop.DBus.Error.LimitsExceeded`: too many calls of one caller waiting for their replies.
+/// - `org.freedesktop.DBus.Error.LimitsExceeded`: too many calls of one caller, or of all callers, waiting for their replies.
 public struct ManagerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The engine's `manualTrackNotAllowed`: the unit is autotracked.
     public static let manualTrackNotAllowed = LifecycleBusNames.ErrorName.manualTrackNotAllowed
@@ -74,6 +74,14 @@ public struct ManagerError: Error, Sendable, Hashable, CustomStringConvertible {
         ManagerError(
             name: limitsExceeded,
             message: "Too many calls from this connection are waiting for lifecycled: at most \(limit) at a time."
+        )
+    }
+
+    /// A call refused because `limit` calls of all senders together are waiting for their replies.
+    static func tooManyCallsInAll(limit: Int) -> ManagerError {
+        ManagerError(
+            name: limitsExceeded,
+            message: "Too many calls are waiting for lifecycled: at most \(limit) at a time from all callers."
         )
     }
 

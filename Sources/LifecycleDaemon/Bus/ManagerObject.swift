@@ -14,11 +14,21 @@ import Logging
 ///
 /// Access control is the D-Bus policy's (`org.lifecycled.Lifecycle1.conf`): on the system bus only root may call
 /// anything but `GetUnit`, `ListUnits`, `GetStatus`, `Introspect` and `Ping`. Every local user may call those, and a call waits
-/// for the daemon as long as it is busy (it holds requests while it recovers), so each sender may have at most
-/// ``callsPerSender`` calls waiting; more are refused at once with `org.freedesktop.DBus.Error.LimitsExceeded`.
+/// for the daemon as long as it is busy (it holds requests while it recovers), so the calls waiting are bounded
+/// (``CallLimits``): per sender, and in all, since every connection is a sender of its own; more are refused at once
+/// with `org.freedesktop.DBus.Error.LimitsExceeded`.
 public actor ManagerObject {
-    /// The calls one sender (a unique bus name) may have waiting for their replies.
-    public static let callsPerSender = 32
+    /// How many calls may wait for their replies: those of one sender (a unique bus name, so one connection), and
+    /// those of all senders together, which bounds what a local user who opens many connections can hold.
+    public struct CallLimits: Sendable {
+        public var perSender: Int
+        public var total: Int
+
+        public init(perSender: Int = 32, total: Int = 256) {
+            self.perSender = perSender
+            self.total = total
+        }
+    }
 
     private struct Job: Sendable {
         var id: UInt64
@@ -43,6 +53,7 @@ public actor ManagerObject {
     public nonisolated let bus: SystemdBus
     private let requests: any LifecycleRequests
     private let logger: Logger
+    private let limits: CallLimits
     private let jobs: AsyncStream<Job>
     private let jobsContinuation: AsyncStream<Job>.Continuation
     private var worker: Task<Void, Never>?
@@ -56,10 +67,11 @@ public actor ManagerObject {
         bus.thread.asUnownedSerialExecutor()
     }
 
-    private init(bus: SystemdBus, requests: any LifecycleRequests, logger: Logger) {
+    private init(bus: SystemdBus, requests: any LifecycleRequests, logger: Logger, limits: CallLimits) {
         self.bus = bus
         self.requests = requests
         self.logger = logger
+        self.limits = limits
         (jobs, jobsContinuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .unbounded)
     }
 
@@ -79,10 +91,11 @@ public actor ManagerObject {
         requests: any LifecycleRequests,
         logger: Logger,
         name: String? = ManagerInterface.busName,
-        thread: BusThread? = nil
+        thread: BusThread? = nil,
+        limits: CallLimits = CallLimits()
     ) async throws(SystemdError) -> ManagerObject {
         let bus = try await SystemdBus.connect(address, description: "lifecycled-manager", thread: thread)
-        let object = ManagerObject(bus: bus, requests: requests, logger: logger)
+        let object = ManagerObject(bus: bus, requests: requests, logger: logger, limits: limits)
         do throws(SystemdError) {
             try await object.export()
             if let name {
@@ -154,9 +167,13 @@ public actor ManagerObject {
             }
             let call = PendingCall(message: message, connection: connection)
             let waiting = pendingBySender[call.sender, default: 0]
-            guard waiting < Self.callsPerSender else {
+            let refusal: ManagerError? =
+                if waiting >= limits.perSender { .tooManyCalls(limit: limits.perSender) }
+                else if pending.count >= limits.total { .tooManyCallsInAll(limit: limits.total) }
+                else { nil }
+            if let refusal {
                 logger.debug("Refused a call", metadata: ["method": "\(member)", "sender": "\(call.sender)"])
-                reply(.failure(.tooManyCalls(limit: Self.callsPerSender)), to: message, on: connection)
+                reply(.failure(refusal), to: message, on: connection)
                 return true
             }
             pendingBySender[call.sender] = waiting + 1

@@ -59,10 +59,10 @@ struct ManagerFixture {
     let object: ManagerObject
     let client: SystemdBus
 
-    init() async throws {
+    init(limits: ManagerObject.CallLimits = ManagerObject.CallLimits()) async throws {
         daemon = try PrivateBus.start()
         object = try await ManagerObject.start(
-            on: .address(daemon.address), requests: requests, logger: Logger(label: "test")
+            on: .address(daemon.address), requests: requests, logger: Logger(label: "test"), limits: limits
         )
         client = try await SystemdBus.connect(.address(daemon.address), description: "client")
     }
