@@ -1523,6 +1523,38 @@ install_unit() {
     c_exec systemctl daemon-reload
 }
 
+# --- 13. a busy PID 1 coalesces a unit's changes -------------------------------------------------------------------
+
+# PID 1 holds back its unit signals while more than 1,024 messages wait in its bus connection (systemd's
+# MANAGER_BUS_BUSY_THRESHOLD), and then sends each unit's state as it is by then: a run that began and ended meanwhile
+# shows only over, with an InvocationID never seen (docs/systemd.md, "Coalesced changes"). Here dbus-daemon is stopped
+# while FLOOD_UNITS (400) unwatched transient units start (systemd-run over PID 1's private socket) and a watched
+# oneshot runs once; then dbus-daemon goes on. The run is one wake and one sleep, at PID 1's times. (systemd 252 sent
+# the oneshot's changes in order here, up to 5,000 units: its 8 MB socket buffer held them; the rule for a run seen
+# only over is tested in SystemdUnitMapperCoalescedTests.)
+test_coalesced_run() {
+    local unit=lc-coalesce.service stalled id got started woke
+    install_unit "$unit" '[Service]\nType=oneshot\nExecStart=/bin/true\n'
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 2
+    stalled=$(unit_prop dbus.service MainPID)
+    c_exec kill -STOP "$stalled"
+    c_exec sh -c 'for i in $(seq 1 '"${FLOOD_UNITS:-400}"'); do systemd-run --no-block --quiet --unit=flood-$i.service /bin/true; done'
+    c_exec systemctl start "$unit"
+    id=$(c_exec journalctl --no-pager -o json _PID=1 "UNIT=$unit" MESSAGE_ID=$PID1_SUCCESS | jq -r '.INVOCATION_ID' | tail -n 1)
+    c_exec kill -CONT "$stalled"
+    wait_dispatches "$unit" 4 || true
+    run_marker lc-marker-coalesce.service
+    got=$(dispatches "$unit" | jq -r '[.LIFECYCLE_SEQUENCE, .LIFECYCLE_EVENT, .LIFECYCLE_INVOCATION_ID] | join(" ")' | sed -n '3,$p' | paste -sd, -)
+    assert_eq "3 wake $id,4 sleep $id" "$got" "dispatches of the run made while PID 1 was busy"
+    # The wake is at PID 1's start of the run ("Starting", the job's first entry), within a second.
+    started=$(c_exec journalctl --no-pager -o json _PID=1 "UNIT=$unit" "INVOCATION_ID=$id" | jq -r '.__REALTIME_TIMESTAMP' | head -n 1)
+    woke=$(date -d "$(nth_dispatch "$unit" 3 | jq -r '.LIFECYCLE_TIME')" +%s%3N 2>/dev/null || true)
+    [[ -n $started ]] && in_range "$woke" $((started / 1000 - 1000)) $((started / 1000 + 1000)) ||
+        fail "the wake ($woke ms) is not at PID 1's first entry of the run (${started:-none} µs)"
+    assert_eq 0 "$(unit_prop lifecycled.service NRestarts)" "NRestarts of lifecycled"
+}
+
 # --- 12. a unit name of 250 bytes ------------------------------------------------------------------------------------
 
 # A template instance whose name, escape included, is 250 bytes: longer than <unit>.json can be (222 bytes), within
@@ -1739,6 +1771,8 @@ only "10c. a Restart=always loop of clean runs hitting its start limit while lif
     test_start_limit_after_clean_end
 only "12. a unit whose name is 250 bytes: its state file holds its counters over a restart; status and show read it" \
     test_long_unit_name
+only "13. a run that began and ended while PID 1 held back its signals (a busy bus): one wake and one sleep" \
+    test_coalesced_run
 # Last: every unit gone by then is archived.
 only "11. a unit systemd unloaded is archived (archive_after_minutes 0, within 30 s), its archive file compacted past 256 KiB; run again, its counters go on" \
     test_archive_gone_units
