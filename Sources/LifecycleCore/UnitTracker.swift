@@ -52,7 +52,7 @@ public struct UnitTracker: Sendable {
         var transitions: [MappedTransition] = []
         for snapshot in snapshots where configuration.isWatched(snapshot.name) {
             if mapper.knows(snapshot.name) || !isFirstListing {
-                transitions += mapper.map(snapshot)
+                transitions += withoutRecordedRun(mapper.map(snapshot), of: snapshot.name)
             } else {
                 mapper.baseline(snapshot)
             }
@@ -68,7 +68,19 @@ public struct UnitTracker: Sendable {
             mapper.baseline(snapshot)
             return []
         }
-        return mapper.map(snapshot)
+        return withoutRecordedRun(mapper.map(snapshot), of: snapshot.name)
+    }
+
+    /// `transitions` less the begin of the run the unit's record already holds, and its end when the record has it
+    /// ended: a mapper that knows nothing of the unit (its record came back from the archive) takes a snapshot of that
+    /// run for a run seen only over (``SystemdUnitMapper``).
+    private func withoutRecordedRun(_ transitions: [MappedTransition], of unit: String) -> [MappedTransition] {
+        guard let record = records[unit], let recorded = record.invocationID, !recorded.isEmpty else { return transitions }
+        return transitions.filter { transition in
+            guard transition.invocationID == recorded else { return true }
+            if transition.transition == .began { return false }
+            return !(transition.transition.endsRun && record.runEnded)
+        }
     }
 
     /// Whether neither a record nor a run of `unit` is known: what systemd shows of it next is a first sighting, before

@@ -131,6 +131,20 @@ struct UnitTrackerTests {
         #expect(effects.contains { if case .dispatch(_, let d, _, _, 8, _) = $0 { d.name == "sleep" } else { false } })
     }
 
+    @Test("a record back from the archive: its run, seen only over by a mapper that knew nothing of the unit, is not begun again")
+    func recordedRunNotBegunAgain() throws {
+        var over = snap("inactive", "dead", Self.runA, second: 30)
+        over.stateChangeTimestampMonotonic = 30_000_000
+        over.inactiveExitMonotonic = 10_000_000
+        var ended = try tracker(records: [UnitRecord(unit: "web.service", state: launched(), invocationID: Self.runA, runEnded: true, sequence: 2)])
+        #expect(feed(&ended, over).isEmpty)
+        var going = try tracker(records: [UnitRecord(unit: "web.service", state: launched(), invocationID: Self.runA, sequence: 1)])
+        let effects = feed(&going, over)
+        #expect(effects.contains { if case .dispatch(_, let d, _, _, 2, _) = $0 { d.name == "sleep" } else { false } },
+            "its end, which the record lacks, is recorded: \(effects)")
+        #expect(!effects.contains { if case .dispatch(_, let d, _, _, _, _) = $0 { d.name == "wake" || d.name == "launch" } else { false } })
+    }
+
     @Test("a changed version at a start is an update launch")
     func versionUpdate() throws {
         var tracker = try tracker()

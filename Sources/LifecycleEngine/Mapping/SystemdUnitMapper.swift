@@ -10,6 +10,12 @@
 /// because each run's begin and end are remembered; the first sighting of a unit is a baseline, not an event.
 /// A snapshot older than the last one seen for its unit (by `StateChangeTimestampMonotonic`) is ignored: a listing
 /// read during a burst of changes must not take a unit back in time.
+///
+/// A run can show only over: while its bus connection is busy, PID 1 holds back its unit signals and then sends each
+/// unit's state as it is by then (docs/systemd.md, "Coalesced changes"). A snapshot that shows a run over whose
+/// InvocationID was never seen, and that left the inactive state after everything known of the unit (by PID 1's
+/// monotonic clock, `InactiveExitTimestampMonotonic`), is that run, begun then; a stale snapshot of an earlier run is
+/// not, nor a start `ExecCondition=` skipped or the start limit refused.
 public struct SystemdUnitMapper: Sendable {
     private struct RunMemory: Sendable {
         var begun: String?
@@ -17,6 +23,9 @@ public struct SystemdUnitMapper: Sendable {
         var isFrozen = false
         /// The newest `StateChangeTimestampMonotonic` seen.
         var lastStateChange: UInt64 = 0
+        /// The newest PID 1 monotonic time of a transition ``note(_:)`` took (this boot's): a run that left the
+        /// inactive state before it is no run between two snapshots.
+        var notedUntil: UInt64 = 0
         /// Runs that ``note(_:)`` learned were followed by another: a snapshot of one is older than what is known.
         /// Only the newest few are kept (a late snapshot shows the run before the newest, not one from long ago), so
         /// that a history of thousands of runs recovered at start is not remembered for the life of the process.
@@ -28,6 +37,24 @@ public struct SystemdUnitMapper: Sendable {
         /// The run whose `ExecCondition=` check was seen under way: not a run yet, but a failure of the check
         /// itself (not a skip) is a failed start.
         var checking: String?
+
+        /// The run ``begun`` is followed by another: a snapshot of it that comes later is older than what is known.
+        mutating func supersede() {
+            guard let previous = begun, !superseded.contains(previous) else { return }
+            superseded.append(previous)
+            if superseded.count > SystemdUnitMapper.supersededKept { superseded.removeFirst() }
+        }
+
+        /// Whether `snapshot` shows a run that began and ended since everything known of the unit: over, with an
+        /// InvocationID not seen, and out of the inactive state after every snapshot seen, every transition noted
+        /// and the begin of the run known last, by PID 1's monotonic clock.
+        func isUnseenRun(_ snapshot: UnitSnapshot) -> Bool {
+            let id = snapshot.invocationID
+            guard begun != id, checking != id, snapshot.hasEnded, !snapshot.isSkipped, !snapshot.isRefusedStart else {
+                return false
+            }
+            return snapshot.inactiveExitMonotonic > max(lastStateChange, notedUntil, begunAtMonotonic)
+        }
     }
 
     private var units: [String: RunMemory] = [:]
@@ -69,8 +96,7 @@ public struct SystemdUnitMapper: Sendable {
         var memory = units[transition.unit] ?? RunMemory()
         let id = transition.invocationID
         if let previous = memory.begun, previous != id {
-            if !memory.superseded.contains(previous) { memory.superseded.append(previous) }
-            if memory.superseded.count > Self.supersededKept { memory.superseded.removeFirst() }
+            memory.supersede()
             memory.ended = nil
             memory.isFrozen = false
         }
@@ -79,6 +105,7 @@ public struct SystemdUnitMapper: Sendable {
             memory.begunAtMonotonic = 0
         }
         memory.begun = id
+        memory.notedUntil = max(memory.notedUntil, transition.monotonicMicroseconds)
         switch transition.transition {
         case .began:
             memory.begunAt = transition.time
@@ -99,6 +126,7 @@ public struct SystemdUnitMapper: Sendable {
         // 0 means systemd reported no time: such a snapshot cannot be ordered, so it is taken as it comes.
         let stateChange = snapshot.stateChangeTimestampMonotonic
         guard stateChange == 0 || stateChange >= memory.lastStateChange else { return [] }
+        let isUnseenRun = memory.isUnseenRun(snapshot)
         memory.lastStateChange = max(memory.lastStateChange, stateChange)
         var transitions: [RunTransition] = []
 
@@ -107,8 +135,9 @@ public struct SystemdUnitMapper: Sendable {
         // that fails in ExecStartPre= does.
         var failedCheck = false
         if memory.checking == id, snapshot.hasEnded, case .failed = snapshot.endTransition { failedCheck = true }
-        if memory.begun != id, (snapshot.isRunning && !snapshot.isRestartPending) || failedCheck {
+        if memory.begun != id, (snapshot.isRunning && !snapshot.isRestartPending) || failedCheck || isUnseenRun {
             memory.checking = nil
+            memory.supersede()
             memory.begun = id
             memory.begunAt = nil
             memory.begunAtMonotonic = 0
@@ -132,12 +161,14 @@ public struct SystemdUnitMapper: Sendable {
             }
         }
         return transitions.map {
-            MappedTransition(
+            // A run seen only over began when it left the inactive state.
+            let begunEarlier = $0 == .began && isUnseenRun
+            return MappedTransition(
                 unit: snapshot.name,
                 transition: $0,
                 invocationID: id,
-                time: snapshot.stateChangeTime,
-                monotonicMicroseconds: snapshot.stateChangeTimestampMonotonic,
+                time: begunEarlier ? snapshot.time(ofMonotonic: snapshot.inactiveExitMonotonic) : snapshot.stateChangeTime,
+                monotonicMicroseconds: begunEarlier ? snapshot.inactiveExitMonotonic : snapshot.stateChangeTimestampMonotonic,
                 run: $0.endsRun ? snapshot.runRecord : $0 == .began ? snapshot.beginRecord : RunRecord(),
                 awaitsStartup: $0 == .began && snapshot.isActivating
             )

@@ -86,6 +86,13 @@ extension UnitSnapshot {
         stateChangeTimestamp > 0 ? Milliseconds(stateChangeTimestamp / 1_000) : nil
     }
 
+    /// The wall-clock time of a moment of the snapshot's run on PID 1's monotonic clock (`InactiveExitTimestamp`,
+    /// say), counted back from its state change; the state change's time when the moment is not before it.
+    public func time(ofMonotonic microseconds: UInt64) -> Milliseconds? {
+        guard let time = stateChangeTime, stateChangeTimestampMonotonic >= microseconds else { return stateChangeTime }
+        return time - Milliseconds((stateChangeTimestampMonotonic - microseconds) / 1_000)
+    }
+
     /// True when the snapshot's state changed before a run that began at `began` (the time PID 1 logged the begin,
     /// from the sender's clock: `_SOURCE_REALTIME_TIMESTAMP`) did, so it cannot tell how that run ended: systemd had
     /// not started it yet (a re-announcement of the unit with the new run's id and the old run's stop, or a unit
