@@ -52,7 +52,7 @@ public struct UnitTracker: Sendable {
         var transitions: [MappedTransition] = []
         for snapshot in snapshots where configuration.isWatched(snapshot.name) {
             if mapper.knows(snapshot.name) || !isFirstListing {
-                transitions += withoutRecordedRun(mapper.map(snapshot), of: snapshot.name)
+                transitions += withoutRecordedRun(mapper.map(snapshot, listed: true), of: snapshot.name)
             } else {
                 mapper.baseline(snapshot)
             }

@@ -44,6 +44,17 @@ struct SystemdUnitMapperCoalescedTests {
         #expect(mapper.map(snapshot("inactive", Self.runB, began: 20, changed: 40)).isEmpty, "a superseded run")
     }
 
+    @Test("a listing shows no run seen only over: what ended unseen before it is the journal's to tell")
+    func listingShowsNoUnseenRun() {
+        var mapper = SystemdUnitMapper()
+        mapper.baseline(snapshot("inactive", Self.runA, began: 10, changed: 11))
+        #expect(mapper.map(snapshot("inactive", Self.runB, began: 20, changed: 22), listed: true).isEmpty)
+        var fresh = SystemdUnitMapper()
+        #expect(fresh.map(snapshot("inactive", Self.runB, began: 20, changed: 22), listed: true).isEmpty,
+            "a unit a listing shows first, its last run over: a baseline")
+        #expect(fresh.map(snapshot("active", Self.runC, began: 30, changed: 30), listed: true).map(\.transition) == [.began])
+    }
+
     @Test("a crash loop's run seen only waiting for its restart is one run that failed")
     func coalescedRestart() {
         var mapper = SystemdUnitMapper()

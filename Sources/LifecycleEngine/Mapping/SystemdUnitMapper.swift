@@ -15,7 +15,9 @@
 /// unit's state as it is by then (docs/systemd.md, "Coalesced changes"). A snapshot that shows a run over whose
 /// InvocationID was never seen, and that left the inactive state after everything known of the unit (by PID 1's
 /// monotonic clock, `InactiveExitTimestampMonotonic`), is that run, begun then; a stale snapshot of an earlier run is
-/// not, nor a start `ExecCondition=` skipped or the start limit refused.
+/// not, nor a start `ExecCondition=` skipped or the start limit refused. Only a signal shows such a run: a listing
+/// shows how things stand, and what ended before lifecycled listened, or while its signals were lost, is PID 1's
+/// journal's to tell.
 public struct SystemdUnitMapper: Sendable {
     private struct RunMemory: Sendable {
         var begun: String?
@@ -118,7 +120,10 @@ public struct SystemdUnitMapper: Sendable {
     }
 
     /// The transitions `snapshot` shows for its unit, in order (a stop followed by a new run gives two).
-    public mutating func map(_ snapshot: UnitSnapshot) -> [MappedTransition] {
+    ///
+    /// - Parameter listed: whether the snapshot is from a listing rather than a signal: it shows no run seen only
+    ///   over.
+    public mutating func map(_ snapshot: UnitSnapshot, listed: Bool = false) -> [MappedTransition] {
         var memory = units[snapshot.name] ?? RunMemory()
         defer { units[snapshot.name] = memory }
         let id = snapshot.invocationID
@@ -126,7 +131,7 @@ public struct SystemdUnitMapper: Sendable {
         // 0 means systemd reported no time: such a snapshot cannot be ordered, so it is taken as it comes.
         let stateChange = snapshot.stateChangeTimestampMonotonic
         guard stateChange == 0 || stateChange >= memory.lastStateChange else { return [] }
-        let isUnseenRun = memory.isUnseenRun(snapshot)
+        let isUnseenRun = !listed && memory.isUnseenRun(snapshot)
         memory.lastStateChange = max(memory.lastStateChange, stateChange)
         var transitions: [RunTransition] = []
 
