@@ -67,14 +67,23 @@ extension UnitTracker {
     }
 
     /// Counts the run `dispatch` carries in the unit's totals as its sending did (``apply(_:)``): the run it ends once,
-    /// the start-up of one it begins. A record rebuilt from its dispatches then keeps its Prometheus counters.
+    /// the start-up of one it begins, and a timer's run or miss. A record rebuilt from its dispatches then keeps its
+    /// Prometheus counters; a timer's skipped and coalesced elapses, which nothing dispatches, start again from 0.
     private func replayTotals(_ dispatch: JournaledDispatch, into record: inout UnitRecord, wasRunEnded: Bool) {
+        if dispatch.kind == .missed, let timer = dispatch.timer {
+            record.timers[timer, default: TimerTotals()].countMissed(cause: dispatch.missedCause ?? "failed")
+        }
         guard dispatch.isAutotracked, let id = dispatch.invocationID else { return }
         switch dispatch.kind {
         case .sleep, .crash:
             if record.runEnded, !wasRunEnded { record.runTotals.add(dispatch.run, of: id) }
         case .launch, .wake:
             if let startup = dispatch.run.startupSeconds { record.runTotals.addStartup(startup, of: id) }
+            if let timer = dispatch.timer {
+                record.timers[timer, default: TimerTotals()].countRun(
+                    latenessSeconds: dispatch.timerLatenessSeconds ?? 0, at: dispatch.time
+                )
+            }
         case .custom, .missed:
             break
         }

@@ -26,6 +26,12 @@ public struct JournaledDispatch: Sendable, Equatable {
     /// For a sleep or crash notice, what the run it ends cost and how it ended (`LIFECYCLE_RUN_…`); empty when
     /// nothing is known (any other dispatch, or one written before the fields).
     public var run = RunRecord()
+    /// The timer whose elapse began the run (a launch or wake) or went without a run (a `missed` dispatch), with how
+    /// late the run began and why the run was missed (`LIFECYCLE_TIMER`, `_TIMER_LATENESS_SECONDS`,
+    /// `LIFECYCLE_MISSED_CAUSE`); nil when none.
+    public var timer: String?
+    public var timerLatenessSeconds: Double?
+    public var missedCause: String?
     /// `LIFECYCLE_PAYLOAD` as it was written (a JSON object), when it was read.
     public var payloadText: String?
     /// The readable `MESSAGE`, when it was read.
@@ -39,6 +45,7 @@ public struct JournaledDispatch: Sendable, Equatable {
         DispatchField.messageID, DispatchField.unit, DispatchField.event, DispatchField.sequence, DispatchField.time,
         DispatchField.invocationID, DispatchField.version, DispatchField.autotracked, DispatchField.reconciled,
         DispatchField.runEnd, DispatchField.unitResult, DispatchField.exitCode, DispatchField.exitStatus,
+        DispatchField.timer, DispatchField.timerLatenessSeconds, DispatchField.missedCause,
     ] + DispatchField.run
 
     /// ``fields`` and the payload, the message and the machine: for views that show what a dispatch counted.
@@ -80,6 +87,9 @@ public struct JournaledDispatch: Sendable, Equatable {
             isEndUnknown: fields[DispatchField.runEnd] == DispatchField.unknownRunEnd
         )
         run = RunRecord(journalFields: fields)
+        timer = fields[DispatchField.timer]
+        timerLatenessSeconds = fields[DispatchField.timerLatenessSeconds].flatMap { Double($0) }
+        missedCause = fields[DispatchField.missedCause]
         payloadText = fields[DispatchField.payload]
         message = fields[DispatchField.message]
         hostname = fields[DispatchField.hostname]

@@ -8,7 +8,8 @@
 # one that never elapses meanwhile, whose service is started by hand (no timer fields); stops lifecycled for two
 # elapses (their misses are recovered from PID 1's journal). Then checks the dispatches against PID 1's own journal
 # (one miss per failed start job, no more), and `lifecyclectl timers --json`, `show` and the
-# metrics against the dispatches; promtool checks the metrics when it is installed. One container, about a minute.
+# metrics against the dispatches; promtool checks the metrics when it is installed; last, sets the services' state
+# files aside as corrupt and expects the same runs and misses after the restart. One container, about a minute.
 # Needs root, systemd-container and jq.
 # Usage: Tests/Integration/timers.sh BUILD_DIR      (the release build: scripts/test passes it)
 set -euo pipefail
@@ -267,6 +268,20 @@ test_metrics_equal_dispatches() {
     fi
 }
 
+# The state files of the timers' services set aside as corrupt: each unit is rebuilt from its dispatches, and its
+# timers' runs and misses with it, so that lifecycled_timer_runs_total and _missed_total never go back.
+test_timer_totals_rebuilt() {
+    local before after timer
+    before=$(c_exec "$CTL" timers --json | jq -c '[.timers[] | {timer, runs, missed}] | sort_by(.timer)')
+    c_exec systemctl stop lifecycled.service
+    for timer in tm-ok tm-dep tm-slow; do
+        c_exec sh -c "echo '{\"torn' > $UNITS_DIR/$timer.service.json"
+    done
+    c_exec systemctl start lifecycled.service
+    after=$(c_exec "$CTL" timers --json | jq -c '[.timers[] | {timer, runs, missed}] | sort_by(.timer)')
+    assert_eq "$before" "$after" "each timer's runs and misses after its unit's state file was set aside"
+}
+
 # --- the suite -----------------------------------------------------------------------------------------------------
 
 container_install_trap
@@ -294,6 +309,8 @@ run_test "misses while lifecycled is stopped: one recovered missed dispatch per 
 run_test "one miss per failed start job; stopped timers: lifecyclectl timers and show equal the dispatches, no next elapse" \
     test_stopped_timers_views_equal_dispatches
 run_test "the timer metrics equal the dispatches (promtool, when installed, accepts them)" test_metrics_equal_dispatches
+run_test "state files set aside as corrupt: each timer's runs and misses are rebuilt from the dispatches" \
+    test_timer_totals_rebuilt
 
 container_poweroff
 if ((_tests_failed == 0)); then # from lib/assert.sh

@@ -126,6 +126,31 @@ struct JournalRecoveryTests {
         #expect(totals.startups == 2 && totals.cpuMicroseconds == 3_000_000 && totals.oomKills["kernel"] == 1)
     }
 
+    @Test("a record rebuilt from its dispatches keeps its timers' runs, lateness and misses, read from the entries' fields")
+    func timerTotalsRebuilt() throws {
+        func entry(_ sequence: UInt64, _ kind: DispatchKind, _ extra: [String: String]) -> JournaledDispatch? {
+            JournaledDispatch(fields: [
+                "MESSAGE_ID": kind.messageID, "LIFECYCLE_UNIT": "web.service", "LIFECYCLE_SEQUENCE": String(sequence),
+                "LIFECYCLE_TIME": "2026-03-01T10:00:0\(sequence).000Z", "LIFECYCLE_AUTOTRACKED": "true",
+            ].merging(extra) { _, new in new })
+        }
+        let timed = ["LIFECYCLE_TIMER": "web.timer", "LIFECYCLE_TIMER_LATENESS_SECONDS": "2.5"]
+        let dispatches = try [
+            entry(1, .launch, timed.merging(["LIFECYCLE_INVOCATION_ID": Self.runA]) { _, new in new }),
+            entry(2, .sleep, ["LIFECYCLE_INVOCATION_ID": Self.runA]),
+            entry(3, .missed, ["LIFECYCLE_TIMER": "web.timer", "LIFECYCLE_MISSED_CAUSE": "dependency", "LIFECYCLE_AUTOTRACKED": "false"]),
+            entry(4, .wake, ["LIFECYCLE_INVOCATION_ID": Self.runB]),  // started otherwise: no timer's run
+        ].map { try #require($0) }
+        var rebuilt = try tracker()
+        _ = rebuilt.catchUp(with: ["web.service": dispatches])
+        let totals = try #require(rebuilt.records["web.service"]?.timers["web.timer"])
+        #expect(totals.runs == 1)
+        #expect(totals.latenessMicroseconds == 2_500_000)
+        #expect(totals.missed == ["dependency": 1])
+        #expect(totals.lastOutcome == .missed)
+        #expect(rebuilt.records["web.service"]?.timers.count == 1)
+    }
+
     @Test("an entry that is not a dispatch of this schema is not read as one")
     func unreadableEntries() {
         let good = [
