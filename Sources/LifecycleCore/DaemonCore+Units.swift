@@ -295,7 +295,7 @@ extension DaemonCore {
         case .change(let change):
             noteStarted(change.snapshot)
             let transitions = tracker.transitions(for: change.snapshot, whileReloading: change.whileReloading)
-            if change.snapshot.hasEnded, let begun = transitions.first(where: { $0.transition == .began }) {
+            if let begun = transitions.first(where: \.wasSeenOnlyOver) {
                 log(.info, "\(begun.unit): run \(begun.invocationID) was seen only over (PID 1 sent its changes together, late): recorded as begun when it left the inactive state")
             }
             work.prepend(contentsOf: transitions.lazy.map(Work.transition))

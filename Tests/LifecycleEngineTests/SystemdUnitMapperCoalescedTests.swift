@@ -35,6 +35,7 @@ struct SystemdUnitMapperCoalescedTests {
         #expect(clean.map(\.transition) == [.began, .endedCleanly])
         #expect(clean.first?.time == Milliseconds(Self.epoch + 20) * 1_000, "the begin at InactiveExitTimestamp")
         #expect(clean.first?.monotonicMicroseconds == 20_000_000)
+        #expect(clean.map(\.wasSeenOnlyOver) == [true, false])
         #expect(clean.last?.time == Milliseconds(Self.epoch + 22) * 1_000)
         #expect(mapper.map(snapshot("inactive", Self.runB, began: 20, changed: 22)).isEmpty, "seen once")
 
@@ -82,7 +83,9 @@ struct SystemdUnitMapperCoalescedTests {
         // inactive and no state change yet (every timestamp 0), then activating, then inactive.
         var fresh = SystemdUnitMapper()
         #expect(fresh.map(snapshot("inactive", Self.runB, began: 0, changed: 0)).isEmpty)
-        #expect(fresh.map(snapshot("activating", Self.runB, began: 50, changed: 50, sub: "start")).map(\.transition) == [.began])
+        let begun = fresh.map(snapshot("activating", Self.runB, began: 50, changed: 50, sub: "start"))
+        #expect(begun.map(\.transition) == [.began])
+        #expect(begun.first?.wasSeenOnlyOver == false)
         #expect(fresh.map(snapshot("inactive", Self.runB, began: 50, changed: 51)).map(\.transition) == [.endedCleanly])
     }
 

@@ -92,6 +92,9 @@ public struct MappedTransition: Sendable, Hashable {
     /// service before READY=1, a oneshot), so its start-up is not known yet; it is once the unit is active or the run
     /// is over. False for every other transition.
     public var awaitsStartup: Bool
+    /// For a begin: the run was seen only over, its begin dated when it left the inactive state
+    /// (``SystemdUnitMapper``). False for every other transition.
+    public var wasSeenOnlyOver = false
 
     public init(
         unit: String,

@@ -168,7 +168,7 @@ public struct SystemdUnitMapper: Sendable {
         return transitions.map {
             // A run seen only over began when it left the inactive state.
             let begunEarlier = $0 == .began && isUnseenRun
-            return MappedTransition(
+            var transition = MappedTransition(
                 unit: snapshot.name,
                 transition: $0,
                 invocationID: id,
@@ -177,6 +177,8 @@ public struct SystemdUnitMapper: Sendable {
                 run: $0.endsRun ? snapshot.runRecord : $0 == .began ? snapshot.beginRecord : RunRecord(),
                 awaitsStartup: $0 == .began && snapshot.isActivating
             )
+            transition.wasSeenOnlyOver = begunEarlier
+            return transition
         }
     }
 }
