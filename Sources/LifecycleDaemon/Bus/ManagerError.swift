@@ -11,7 +11,8 @@ import LifecycleSystemd
 /// - `org.lifecycled.Lifecycle1.InvalidEventOrder`: a manual event out of order (a wake before any launch);
 /// - `org.lifecycled.Lifecycle1.UnknownUnit`: the unit is not watched, or (`GetUnit`) has no record;
 /// - `org.lifecycled.Lifecycle1.InvalidArgument`: a wrong signature, an invalid unit or event name, too much data;
-/// - `org.freedesktop.DBus.Error.LimitsExceeded`: too many calls of one caller, or of all callers, waiting for their replies.
+/// - `org.freedesktop.DBus.Error.LimitsExceeded`: too many calls of one caller, or of all callers, waiting for their
+///   replies.
 public struct ManagerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The engine's `manualTrackNotAllowed`: the unit is autotracked.
     public static let manualTrackNotAllowed = LifecycleBusNames.ErrorName.manualTrackNotAllowed
