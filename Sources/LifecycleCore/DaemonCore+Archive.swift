@@ -87,7 +87,8 @@ extension DaemonCore {
     /// Before `input` touches units that are neither recorded nor seen (their first sighting since they were
     /// archived, or ever): asks for their archived records, and holds the input until the answer. Every input that can
     /// start a record comes here (a listing, a change, PID 1's history, a manual or custom event), so that no record
-    /// starts fresh while the archive holds the unit's counters and numbers (docs/architecture.md, "Rules the core keeps").
+    /// starts fresh while the archive holds the unit's counters and numbers (docs/architecture.md, "Rules the core
+    /// keeps").
     ///
     /// - Returns: whether the input waits for the archive.
     mutating func awaitsArchive(before input: DaemonInput) -> Bool {
