@@ -63,6 +63,8 @@ struct UnitSourceMachineSignalTests {
          .unit("web.service")),
         ("the state merged with what is known: no end", .propertiesChanged(unit: "web.service", .unit(UnitProperties(jobID: 3))),
          .none),
+        ("a unit not started yet: inactive, no run", .propertiesChanged(unit: "worker.service", .unit(UnitProperties(
+            activeState: "inactive", subState: "dead", invocationID: "", jobID: 3))), .none),
         ("an unknown unit without its state: no snapshot to judge",
          .propertiesChanged(unit: "worker.service", .unit(UnitProperties(jobID: 3))), .unit("worker.service")),
         ("a type signal", .propertiesChanged(unit: "web.service", .type(TypeProperties(result: "signal"))), .none),

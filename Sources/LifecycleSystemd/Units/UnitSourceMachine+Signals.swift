@@ -95,9 +95,10 @@ extension UnitSourceMachine {
         case .propertiesChanged(let name, .unit(let values)):
             var trial = units[name] ?? parked[name] ?? WatchedUnit()
             trial.merge(.unit(values))
-            // No snapshot at all yet, or one that shows an end.
-            guard let snapshot = trial.snapshot(name: name), !snapshot.hasEnded else { return .unit(name) }
-            return .none
+            // No snapshot at all yet, or one that shows the end of a run (one without an InvocationID, a unit not
+            // started yet, shows no run).
+            guard let snapshot = trial.snapshot(name: name) else { return .unit(name) }
+            return snapshot.hasEnded && !snapshot.invocationID.isEmpty ? .unit(name) : .none
         case .propertiesChanged(_, .type):
             return .none
         case .jobRemoved(let unit, _, let result):
