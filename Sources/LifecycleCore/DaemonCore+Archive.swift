@@ -9,8 +9,7 @@ import LifecycleStorage
 extension DaemonCore {
     /// systemd unloaded `unit`.
     mutating func unitRemoved(_ unit: String) {
-        // Loaded again, it may account differently; and names that never come back must not pile up here.
-        unitsWithoutCost.remove(unit)
+        costAccounting.unloaded(unit)
         guard configuration.isWatched(unit), tracker.records[unit] != nil || tracker.hasSeen(unit) else { return }
         goneUnits.went(unit, at: uptime)
         planArchiving()

@@ -316,7 +316,7 @@ extension DaemonCore {
         // A run's cost is worth a round trip, not a backlog's worth of them: under a burst of changes (a churn of
         // units, the queue after a stalled bus) it is left unknown, so that the burst is not slowed.
         if transition.transition.endsRun, transition.transition != .endedUnknown, !transition.isReconciled,
-            !unitsWithoutCost.contains(transition.unit), work.isEmpty, deferred.isEmpty
+            work.isEmpty, deferred.isEmpty, costAccounting.readsCost(ofEndOf: transition.unit)
         {
             awaited = .cost(of: transition)
             effects.append(.readRunCost(UnitRunID(unit: transition.unit, invocationID: transition.invocationID)))
@@ -427,14 +427,15 @@ extension DaemonCore {
     }
 
     /// The cost of a run that ended: recorded with its end. A unit whose cost systemd answered without knowing any
-    /// of it is not asked again (``unitsWithoutCost``); one that could not be read at all is asked at its next end.
+    /// of it is not asked again, nor, after a few such units, the host (``CostAccounting``); one that could not be
+    /// read at all is asked at its next end.
     mutating func takeRunCost(_ cost: RunRecord?, of run: UnitRunID) {
         guard case .cost(var end)? = awaited, end.unit == run.unit, end.invocationID == run.invocationID else {
             log(.debug, "Ignored a cost of \(run.unit) that was not asked for")
             return
         }
         awaited = nil
-        if cost?.isEmpty == true { unitsWithoutCost.insert(run.unit) }
+        costAccounting.took(cost, of: run.unit)
         end.run = end.run.merging(cost ?? RunRecord())
         applyWithJournal(end)
     }

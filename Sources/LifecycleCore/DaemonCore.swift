@@ -105,10 +105,9 @@ public struct DaemonCore: Sendable {
     var goneUnits = GoneUnits()
     /// The units the archive was just asked about, which the input held for them does not ask about again.
     var archiveChecked: Set<String> = []
-    /// Units whose last run's cost systemd could not tell at all (no accounting, cgroup v1, no such properties):
-    /// their runs' costs are not read again until systemd reloads or unloads the unit, so that such a host pays no
-    /// round trip a run.
-    var unitsWithoutCost: Set<String> = []
+    /// Whether systemd can tell what a run cost, per unit and for the host, so that a host whose cgroups account
+    /// nothing pays no round trip a run.
+    var costAccounting = CostAccounting()
     /// The recovery's last query, asked again when PID 1's journal could not be read, and how many times in a row it
     /// could not.
     var lastRecoveryQuery: RecoveryQuery?
@@ -210,8 +209,8 @@ public struct DaemonCore: Sendable {
         case .unitRemoved(let unit): unitRemoved(unit)
         case .reloading(let active):
             isReloading = active
-            // A reload may turn accounting on: every unit's cost is read again.
-            if !active { unitsWithoutCost.removeAll() }
+            // A reload may turn accounting on or off: what was learned of it is learned again.
+            if !active { costAccounting.reloaded() }
         case .signalsLost:
             log(.notice, "systemd left the bus: what happens until it is back is read from its journal")
             loseSignals()

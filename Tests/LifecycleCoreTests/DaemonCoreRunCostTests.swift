@@ -101,6 +101,35 @@ struct DaemonCoreRunCostTests {
         #expect(h.costReads.map(\.invocationID) == [H.run("a"), H.run("c"), H.run("d")])
     }
 
+    /// A transient unit of a churn: `web-N.service`, one run, unloaded after it; its run id is N in hex.
+    private static func transientRun(_ number: Int, _ h: inout H, cost: RunRecord? = nil) {
+        let unit = "web-\(number).service"
+        let hex = String(number, radix: 16)
+        let run = String(repeating: "0", count: 32 - hex.count) + hex
+        var active = H.snapshot("active", "a", second: UInt64(2 * number + 2), unit: unit)
+        active.invocationID = run
+        var ended = Self.ended("a", began: UInt64(2 * number + 2), startup: 0.5, ended: UInt64(2 * number + 3))
+        ended.name = unit
+        ended.invocationID = run
+        if let cost { h.runCosts[run] = cost }
+        h.send(.changed(active))
+        h.send(.changed(ended))
+        h.send(.unitRemoved(unit))
+    }
+
+    @Test("a churn of new names on a host that accounts nothing: three asked, then one end in 64")
+    func hostWithoutAccountingLearnedOnce() throws {
+        var h = try tracking()
+        for number in 0..<100 { Self.transientRun(number, &h) }
+        #expect(h.costReads.map(\.unit) == ["web-0.service", "web-1.service", "web-2.service", "web-66.service"])
+        #expect(h.journal.count == 1 + 200, "every run recorded, begun and ended, read or not")
+        // The probe finds a cost: the host accounts now, and every end is asked again.
+        for number in 100..<140 { Self.transientRun(number, &h, cost: RunRecord(cpuSeconds: 0.01)) }
+        #expect(h.costReads.map(\.unit).suffix(10) == (130..<140).map { "web-\($0).service" })
+        #expect(h.costReads.count == 4 + 10, "web-130's probe (the 64th end since the last) and every end after it")
+        #expect(endFields(h)["LIFECYCLE_RUN_CPU_SECONDS"] == "0.01")
+    }
+
     @Test("a cost that could not be read at all (unit gone, bus slow) leaves the next end asked again")
     func unreadableCost() throws {
         var h = try tracking()

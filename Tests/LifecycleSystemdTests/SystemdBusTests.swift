@@ -135,6 +135,23 @@ struct SystemdBusTests {
         #expect(typed.1 == ["one": 1, "two": 2])
         #expect(typed.2 == true)
         #expect(typed.3 == [9, 8])
+
+        // A variant of another type than the one expected is refused, and the message has not moved.
+        let refused: (String?, UInt32) = try await client.call(
+            destination: "org.example.Echo", path: "/org/example/Echo", interface: "org.example.Echo", member: "Echo",
+            arguments: { message throws(SystemdError) in try message.append(variant: UInt32(7)) },
+            decode: { reply throws(SystemdError) in
+                var refusal: String?
+                do throws(SystemdError) {
+                    _ = try reply.readVariant(String.self)
+                } catch {
+                    refusal = error.message
+                }
+                return (refusal, try reply.readVariant(UInt32.self))
+            }
+        )
+        #expect(refused.0 == "Expected signature 's', found 'u'")
+        #expect(refused.1 == 7)
         await client.close()
         await peer.close()
     }

@@ -101,6 +101,52 @@ struct SystemdUnitSourceTests {
         }
     }
 
+    @Test("a Service signal is parsed only when the Unit one after it shows an end")
+    func serviceSignalParsedForTheEnd() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            // Starting again: the Service values go unread, so the snapshot keeps those of the end before.
+            try await fixture.systemd.emitPropertiesChanged(
+                unit: "web.service", interface: "org.freedesktop.systemd1.Service",
+                UnitFixtures.serviceProperties(result: "success", nRestarts: 2, code: 0, status: 0, mainPID: 99)
+            )
+            try await fixture.systemd.emitPropertiesChanged(
+                unit: "web.service", interface: "org.freedesktop.systemd1.Unit",
+                UnitFixtures.unitProperties(
+                    active: "deactivating", sub: "stop-sigterm", invocation: UnitFixtures.invocation, timestamp: 44_000
+                )
+            )
+            var stopping = UnitFixtures.webSnapshot
+            stopping.activeState = .deactivating
+            stopping.subState = "stop-sigterm"
+            stopping.stateChangeTimestamp = 44_000
+            stopping.stateChangeTimestampMonotonic = 44
+            try await fixture.events.expectNext(.changed(stopping))
+            // The end: its Service values are read.
+            try await fixture.systemd.emitPropertiesChanged(
+                unit: "web.service", interface: "org.freedesktop.systemd1.Service",
+                UnitFixtures.serviceProperties(result: "signal", nRestarts: 2, code: 2, status: 9, mainPID: 0)
+            )
+            try await fixture.systemd.emitPropertiesChanged(
+                unit: "web.service", interface: "org.freedesktop.systemd1.Unit",
+                UnitFixtures.unitProperties(
+                    active: "failed", sub: "failed", invocation: UnitFixtures.invocation, timestamp: 45_000
+                )
+            )
+            var failed = stopping
+            failed.activeState = .failed
+            failed.subState = "failed"
+            failed.stateChangeTimestamp = 45_000
+            failed.stateChangeTimestampMonotonic = 45
+            failed.result = "signal"
+            failed.nRestarts = 2
+            failed.execMainCode = 2
+            failed.execMainStatus = 9
+            failed.mainPID = 0
+            try await fixture.events.expectNext(.changed(failed))
+        }
+    }
+
     @Test("forwards UnitRemoved and JobRemoved of watched units, and ignores UnitNew")
     func managerSignals() async throws {
         try await Fixture.run { fixture in

@@ -51,6 +51,34 @@ struct UnitSourceMachineSignalTests {
         #expect(h.send(input) == effects, "\(situation)")
     }
 
+    @Test("the type interface's values are read for an end, a failed job and what the driver cannot tell", arguments: [
+        ("a change that shows no end", UnitSourceInput.propertiesChanged(unit: "web.service", .unit(deactivating)),
+         TypeValuesUse.none),
+        ("the run's end", .propertiesChanged(unit: "web.service", .unit(UnitProperties(activeState: "inactive", subState: "dead"))),
+         .unit("web.service")),
+        ("a failure", .propertiesChanged(unit: "web.service", .unit(UnitProperties(activeState: "failed", subState: "failed"))),
+         .unit("web.service")),
+        ("a restart pending", .propertiesChanged(
+            unit: "web.service", .unit(UnitProperties(activeState: "activating", subState: "auto-restart"))),
+         .unit("web.service")),
+        ("the state merged with what is known: no end", .propertiesChanged(unit: "web.service", .unit(UnitProperties(jobID: 3))),
+         .none),
+        ("a unit not started yet: inactive, no run", .propertiesChanged(unit: "worker.service", .unit(UnitProperties(
+            activeState: "inactive", subState: "dead", invocationID: "", jobID: 3))), .none),
+        ("an unknown unit without its state: no snapshot to judge",
+         .propertiesChanged(unit: "worker.service", .unit(UnitProperties(jobID: 3))), .unit("worker.service")),
+        ("a type signal", .propertiesChanged(unit: "web.service", .type(TypeProperties(result: "signal"))), .none),
+        ("a job done", .jobRemoved(unit: "web.service", jobID: 9, result: "done"), .none),
+        ("a job failed", .jobRemoved(unit: "web.service", jobID: 9, result: "failed"), .unit("web.service")),
+        ("UnitRemoved (parked in a reload)", .unitRemoved("web.service"), .unit("web.service")),
+        ("Reloading", .reloading(false), .all),
+        ("a read of a resync", .propertiesRead(resync: 1, failure: nil), .all),
+    ])
+    func typeValuesUse(situation: String, input: UnitSourceInput, use: TypeValuesUse) {
+        let h = H.established()
+        #expect(h.machine.typeValuesUse(of: input) == use, "\(situation)")
+    }
+
     @Test("the type interface's values come first and go into the snapshot of the .Unit ones")
     func typeThenUnit() {
         var h = H.established()

@@ -196,13 +196,17 @@ extension BusMessage {
     ///
     /// - Throws: ``SystemdError`` with `EBADMSG` if the variant holds another type.
     public func readVariant<T: BusRepresentable>(_ type: T.Type) throws(SystemdError) -> T {
+        // Entered with the signature expected, not peeked at first: sd-bus refuses a variant that holds another type
+        // (-ENXIO) without moving, and only then is it peeked at, for the error. A signal's properties are read so.
+        let r = T.busSignature.withCString { sd_bus_message_enter_container(pointer, BusTypeCode.variant, $0) }
+        if r > 0 {
+            let value = try T(from: self)
+            try exitContainer()
+            return value
+        }
+        if r < 0, r != -ENXIO { try check(r, "enter a variant of type '\(T.busSignature)'") }
         let next = try peekType()
-        guard next?.type == "v", next?.contents == T.busSignature else {
-            throw Self.badSignature("a variant", expected: T.busSignature, found: next?.contents)
-        }
-        return try readContainer(.variant, T.busSignature) { message throws(SystemdError) in
-            try T(from: message)
-        }
+        throw Self.badSignature("a variant", expected: T.busSignature, found: next?.contents)
     }
 
     /// Reads an `a{sv}` property map, calling `body` for the properties named in `wanted` only, with the message at

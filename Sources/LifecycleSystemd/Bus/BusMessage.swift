@@ -8,8 +8,9 @@ import Glibc
 /// Reading and writing go through the typed methods in `BusMessage+Read.swift` and `BusMessage+Append.swift`, which
 /// use only the fixed-arity sd-bus functions (Swift cannot call `sd_bus_message_read`/`_append`, which are C-variadic).
 ///
-/// A message belongs to its bus: use it only on that bus's thread. Not `Sendable` for that reason; do not keep one
-/// beyond the callback or call that produced it.
+/// A message belongs to its bus: use it only on that bus's thread. Not `Sendable` for that reason. One kept beyond
+/// the callback or call that produced it (a signal parsed later, `SystemdUnitSource.heldTypeSignals`) holds its own
+/// reference and stays on that thread.
 public final class BusMessage {
     let pointer: OpaquePointer
 

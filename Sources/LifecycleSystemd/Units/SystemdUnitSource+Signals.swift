@@ -57,9 +57,37 @@ extension SystemdUnitSource {
             guard machine.isWatched(name) else { return }
             switch kind {
             case .unit: handle(.propertiesChanged(unit: name, .unit(try UnitProperties(changed: message))))
-            case .type: handle(.propertiesChanged(unit: name, .type(try TypeProperties(changed: message))))
+            // Parsed only if what comes next reads its values (``takeHeldTypeSignals(before:)``).
+            case .type: heldTypeSignals[name] = message
             case .timer, .other: return
             }
+        }
+    }
+
+    /// Parses the type interface's `PropertiesChanged` held for the units whose values `input` may read, and hands
+    /// them to the machine before it; drops the one of a unit whose `.Unit` signal shows no end. A unit's run brings
+    /// about six pairs of signals, and only the end's type values are used (``UnitSourceMachine/typeValuesUse(of:)``).
+    func takeHeldTypeSignals(before input: UnitSourceInput) {
+        guard !heldTypeSignals.isEmpty else { return }
+        switch machine.typeValuesUse(of: input) {
+        case .none:
+            // The next type signal carries every value again: nothing is kept meanwhile.
+            if case .propertiesChanged(let name, .unit) = input { heldTypeSignals[name] = nil }
+        case .unit(let name):
+            takeHeldTypeSignal(of: name)
+        case .all:
+            for name in heldTypeSignals.keys.sorted() { takeHeldTypeSignal(of: name) }
+        }
+    }
+
+    private func takeHeldTypeSignal(of name: String) {
+        guard let message = heldTypeSignals.removeValue(forKey: name) else { return }
+        do throws(SystemdError) {
+            handle(.propertiesChanged(unit: name, .type(try TypeProperties(changed: message))))
+        } catch {
+            logger.warning("Failed to parse a signal", metadata: [
+                "member": "\(message.member ?? "?")", "path": "\(message.path ?? "?")", "error": "\(error)",
+            ])
         }
     }
 

@@ -33,6 +33,10 @@ public actor SystemdUnitSource {
     /// after them, so the machine sees one input at a time.
     var inbox: [UnitSourceInput] = []
     var isHandling = false
+    /// The type interface's `PropertiesChanged` of each unit, not parsed yet: it is parsed only when the `.Unit` one
+    /// that follows shows a run's end, or another input may read its values (``takeHeldTypeSignals(before:)``). At
+    /// most one per unit, between the two signals of a pair, as a rule; kept on the bus thread, like every message.
+    var heldTypeSignals: [String: BusMessage] = [:]
 
     /// The current connection, nil while disconnected, and the machine's number for it.
     var connection: BusConnection?
@@ -119,6 +123,7 @@ public actor SystemdUnitSource {
 
     /// Hands `input` to the machine and performs its effects; an input that comes meanwhile waits its turn.
     func handle(_ input: UnitSourceInput) {
+        takeHeldTypeSignals(before: input)
         guard !isHandling else {
             inbox.append(input)
             return

@@ -71,3 +71,43 @@ extension UnitSourceMachine {
         }
     }
 }
+
+/// Which units' type-interface values an input may read (``UnitSourceMachine/typeValuesUse(of:)``).
+enum TypeValuesUse: Sendable, Hashable {
+    case none
+    case unit(String)
+    case all
+}
+
+extension UnitSourceMachine {
+    /// Which units' type-interface values (`Result`, `NRestarts`, `ExecMain*`, `MainPID`) `input` may read, so that
+    /// the driver parses the type interface's `PropertiesChanged` it held for them first (docs/PERFORMANCE.md,
+    /// "Fewer signals parsed").
+    ///
+    /// Only a snapshot that shows a run's end reads them (how the run ended: ``UnitSnapshot/endTransition``, a start
+    /// refused by the start limit, a failed `ExecCondition=` check), and a job that did not finish as `done` (why a
+    /// timer's start failed). systemd sends every value of the type interface in each `PropertiesChanged` of it, just
+    /// before the `.Unit` one, so the signal before a `.Unit` signal that shows no end may go unparsed: the next
+    /// type signal carries its values again. A resync that only checks a unit keeps its values only while its state
+    /// is the one the last signal showed, and reads them otherwise, so an end never takes a value left unparsed.
+    func typeValuesUse(of input: UnitSourceInput) -> TypeValuesUse {
+        switch input {
+        case .propertiesChanged(let name, .unit(let values)):
+            var trial = units[name] ?? parked[name] ?? WatchedUnit()
+            trial.merge(.unit(values))
+            // No snapshot at all yet, or one that shows the end of a run (one without an InvocationID, a unit not
+            // started yet, shows no run).
+            guard let snapshot = trial.snapshot(name: name) else { return .unit(name) }
+            return snapshot.hasEnded && !snapshot.invocationID.isEmpty ? .unit(name) : .none
+        case .propertiesChanged(_, .type):
+            return .none
+        case .jobRemoved(let unit, _, let result):
+            return result == "done" ? .none : .unit(unit)
+        case .unitRemoved(let unit):
+            return .unit(unit)
+        case .start, .stop, .connected, .connectFailed, .connectionLost, .subscribed, .listed, .propertyRead,
+            .propertiesRead, .reloading, .nameOwnerChanged, .timerFired:
+            return .all
+        }
+    }
+}
