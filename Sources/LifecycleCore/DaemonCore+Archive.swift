@@ -79,7 +79,7 @@ extension DaemonCore {
             effects.append(.archive(archived, expiredBefore: days >= 0 ? now - Milliseconds(days) * 86_400_000 : nil))
             log(.info, "Archived the records of \(archived.count) units unloaded \(minutes) or more minutes ago")
             // glibc keeps freed memory for reuse: after many records, give it back.
-            if goneUnits.releasesMemory(archiving: archived.count, at: uptime) { effects.append(.releaseMemory) }
+            if let release = goneUnits.memoryRelease(archiving: archived.count, at: uptime) { effects.append(release) }
         }
         planArchiving(notBefore: isWaiting ? uptime + GoneUnits.retryInterval : nil)
     }

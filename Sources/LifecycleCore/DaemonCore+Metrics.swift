@@ -77,7 +77,7 @@ extension DaemonEffect {
         case .send, .lookUp, .readVersion, .readRunCost, .readTimers, .readMissedStarts, .readRunEnding, .readRunJournal, .readRecovery, .publishManager, .readJournalTail,
             .readArchive, .save, .saveJournalPosition:
             true
-        case .archive, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions,
+        case .archive, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .trimHeap, .prefetchVersions,
             .writeProbe, .exit:
             false
         }
