@@ -11,6 +11,11 @@ import LifecycleEngine
 struct GoneUnits: Sendable, Equatable {
     /// When each unit was last seen going.
     private(set) var since: [String: Uptime] = [:]
+    /// The units gone for `archive_after_minutes` whose records are still held, waiting for what the archive needs
+    /// (their dispatches in the journal, a journal position read after they went): as good as archived, so the
+    /// metrics no longer show them. Under a churn of names that never repeat, thousands wait at once, and a metrics
+    /// file of all of them took tens of MB to write (docs/PERFORMANCE.md, "Memory under name churn").
+    private(set) var withheld: Set<String> = []
     /// When the timer that archives them is armed for; nil when it is not armed.
     var armedAt: Uptime?
 
@@ -63,9 +68,20 @@ struct GoneUnits: Sendable, Equatable {
         if since[unit] == nil { since[unit] = now }
     }
 
-    /// `unit` is loaded again.
-    mutating func returned(_ unit: String) {
+    /// `unit` is loaded again, or archived.
+    ///
+    /// - Returns: whether the metrics had left it out (``withheld``): they show it again.
+    @discardableResult
+    mutating func returned(_ unit: String) -> Bool {
         since.removeValue(forKey: unit)
+        return withheld.remove(unit) != nil
+    }
+
+    /// `units` are due but wait; returns whether any of them was not withheld before (the metrics then change).
+    mutating func withhold(_ units: [String]) -> Bool {
+        var isNew = false
+        for unit in units where withheld.insert(unit).inserted { isNew = true }
+        return isNew
     }
 
     /// The units gone for at least `minutes` at `now`, in name order.
