@@ -26,7 +26,8 @@
 # systemd-container and jq. Sizes (environment): UNITS (100000), PARALLEL (16), RUN_LIMIT (s, 3600: for the units),
 # READY_LIMIT (s, 300: for each start), DISPATCH_LIMIT (s, 1800: for the dispatches after the last unit ran),
 # ARCHIVE_WAIT (s, 10), JOURNAL_MAX (8G);
-# KEEP=1 keeps the dispatches compared, lifecycled's log, its /proc/PID/smaps after the units and the install logs in
+# KEEP=1 keeps the dispatches compared, lifecycled's log, its /proc/PID/smaps after the units, its memory sampled each
+# second from the first unit on (`memory`: seconds, VmRSS, RssAnon, RssFile, RssShmem in kB) and the install logs in
 # the work directory it prints.
 set -euo pipefail
 
@@ -184,6 +185,25 @@ run_units() {
         jq -r '.UNIT // empty' | grep -c '^lc-gone-' || true)
 }
 
+# sample_memory PID FILE: every second until killed, "SECONDS VmRSS RssAnon RssFile RssShmem" (kB) of PID, appended to
+# FILE; VmHWM says how high the resident set went, these say in what.
+sample_memory() {
+    local pid=$1 file=$2 began=$SECONDS
+    while [[ -r /proc/$pid/status ]]; do
+        awk -v t=$((SECONDS - began)) '$1 == "VmRSS:" { r = $2 } $1 == "RssAnon:" { a = $2 } $1 == "RssFile:" { f = $2 }
+            $1 == "RssShmem:" { s = $2 } END { print t, r, a, f, s }' "/proc/$pid/status" >>"$file" 2>/dev/null || break
+        sleep 1
+    done
+}
+
+# memory_peaks FILE: the sample with the highest VmRSS, split, and each part's own highest.
+memory_peaks() {
+    sort -k2,2n "$1" | tail -n 1 | awk '{ printf "highest VmRSS sampled %.1f MB at %d s (RssAnon %.1f, RssFile %.1f, RssShmem %.1f)",
+        $2 / 1024, $1, $3 / 1024, $4 / 1024, $5 / 1024 }'
+    awk '$3 > a { a = $3 } $4 > f { f = $4 } $5 > s { s = $5 } END {
+        printf "; each part at its highest: RssAnon %.1f, RssFile %.1f, RssShmem %.1f MB\n", a / 1024, f / 1024, s / 1024 }' "$1"
+}
+
 # Waits until lifecycled's CPU time has stood still for 2 s (at most 120 s).
 wait_cpu_quiet() {
     local pid=$1 last now still=0 deadline=$((SECONDS + 120))
@@ -231,6 +251,8 @@ measure() {
     nrestarts=$(unit_prop lifecycled.service NRestarts)
     l0=$(cpu_ticks "$lc_pid")
     p0=$(cpu_ticks "$CONTAINER_PID")
+    sample_memory "$lc_pid" "$work/$label/memory" &
+    local sampler=$!
     run_units
     l_runs=$(cpu_ticks "$lc_pid" 2>/dev/null || echo "$l0")
     p_runs=$(cpu_ticks "$CONTAINER_PID")
@@ -254,6 +276,9 @@ measure() {
     fi
     sleep "$ARCHIVE_WAIT"
     wait_cpu_quiet "$lc_pid" 2>/dev/null || true
+    kill "$sampler" 2>/dev/null || true
+    wait "$sampler" 2>/dev/null || true
+    say "  $label: sampled each second from the first unit on: $(memory_peaks "$work/$label/memory")"
     if [[ $(unit_prop lifecycled.service NRestarts) != "$nrestarts" ]] ||
         [[ $(unit_host_pid lifecycled.service 2>/dev/null) != "$lc_pid" ]]; then
         say "  $label: lifecycled restarted meanwhile: NRestarts $nrestarts -> $(unit_prop lifecycled.service NRestarts)," \

@@ -19,8 +19,8 @@ extension DaemonCore {
     /// (unloaded while the bus was away, or while no lifecycled ran, or no longer watched).
     mutating func noteLoaded(_ snapshots: [UnitSnapshot]) {
         let listed = Set(snapshots.map(\.name))
-        for unit in listed {
-            goneUnits.returned(unit)
+        for unit in listed where goneUnits.returned(unit) {
+            haveRecordsChanged = true
         }
         for unit in tracker.records.keys where !listed.contains(unit) {
             goneUnits.went(unit, at: uptime)
@@ -58,7 +58,7 @@ extension DaemonCore {
             return
         }
         var archived: [UnitRecord] = []
-        var isWaiting = false
+        var waiting: [String] = []
         // The next start reads PID 1's journal from the saved position on: a unit gone after that position was read
         // would come back from the archive at once, for runs its record already holds.
         let positionTime = readsManagerJournal ? journalPositions.savedUpTo ?? .zero : .distantFuture
@@ -67,18 +67,21 @@ extension DaemonCore {
             // A record the state directory did not take waits too: the archive is written from memory, and a failed
             // archiving leaves the state file, which would be behind.
             if isPending || isUnsaved(unit) || awaited?.unit == unit || !goneUnits.went(unit, before: positionTime) {
-                isWaiting = true
+                waiting.append(unit)
                 continue
             }
             goneUnits.returned(unit)
             if let record = tracker.forget(unit) { archived.append(record) }
         }
+        // Due, the waiting ones leave the metrics now, as the archived ones do.
+        if goneUnits.withhold(waiting) { haveRecordsChanged = true }
+        let isWaiting = !waiting.isEmpty
         if !archived.isEmpty {
             let days = configuration.archiveRetentionDays
             effects.append(.archive(archived, expiredBefore: days >= 0 ? now - Milliseconds(days) * 86_400_000 : nil))
             log(.info, "Archived the records of \(archived.count) units unloaded \(minutes) or more minutes ago")
             // glibc keeps freed memory for reuse: after many records, give it back.
-            if goneUnits.releasesMemory(archiving: archived.count, at: uptime) { effects.append(.releaseMemory) }
+            if let release = goneUnits.memoryRelease(archiving: archived.count, at: uptime) { effects.append(release) }
         }
         planArchiving(notBefore: isWaiting ? uptime + GoneUnits.retryInterval : nil)
     }

@@ -37,11 +37,15 @@ extension DaemonCore {
         }
     }
 
-    /// The file's content now: every record, and the health counters.
+    /// The file's content now: every record but those due for the archive (``GoneUnits/withheld``), and the health
+    /// counters.
     func metricsText() -> String {
-        LifecycleMetrics(
-            records: Array(tracker.records.values), now: now, crashLoop: configuration.crashLoop,
-            version: LifecycleVersion.current, health: health
+        let withheld = goneUnits.withheld
+        let shown = withheld.isEmpty
+            ? Array(tracker.records.values) : tracker.records.values.filter { !withheld.contains($0.unit) }
+        return LifecycleMetrics(
+            records: shown, now: now, crashLoop: configuration.crashLoop, version: LifecycleVersion.current,
+            health: health
         ).render()
     }
 
@@ -77,7 +81,7 @@ extension DaemonEffect {
         case .send, .lookUp, .readVersion, .readRunCost, .readTimers, .readMissedStarts, .readRunEnding, .readRunJournal, .readRecovery, .publishManager, .readJournalTail,
             .readArchive, .save, .saveJournalPosition:
             true
-        case .archive, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .prefetchVersions,
+        case .archive, .watch, .reply, .notify, .markTracking, .writeMetrics, .arm, .log, .releaseMemory, .trimHeap, .prefetchVersions,
             .writeProbe, .exit:
             false
         }

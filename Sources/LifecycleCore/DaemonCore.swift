@@ -198,7 +198,7 @@ public struct DaemonCore: Sendable {
             take(snapshots)
             readTimers(of: snapshots)
         case .changed(let snapshot):
-            goneUnits.returned(snapshot.name)
+            if goneUnits.returned(snapshot.name) { haveRecordsChanged = true }
             timerBook.noteJob(snapshot.jobID, of: snapshot.name)
             take(BufferedChange(snapshot: snapshot, whileReloading: isReloading))
         case .jobRemoved(let unit, let jobID, let result, let unitResult):

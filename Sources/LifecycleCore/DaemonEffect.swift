@@ -68,8 +68,12 @@ public enum DaemonEffect: Sendable, Equatable {
     case arm(DaemonTimer, at: Uptime)
     /// A line for lifecycled's log.
     case log(LogLine)
-    /// Give memory freed by a burst of work (start-up) back to the system.
+    /// Give memory freed by a burst of work (start-up) back to the system: the heap's free pages, and the code pages
+    /// of work seldom done again.
     case releaseMemory
+    /// Give the heap's free pages back to the system, and nothing else: cheap enough to do every few seconds while a
+    /// churn of units frees memory in bursts (docs/PERFORMANCE.md, "Memory under name churn").
+    case trimHeap
     /// Everything is done: the loop ends.
     case exit
 }

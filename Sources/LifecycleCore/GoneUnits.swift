@@ -11,6 +11,11 @@ import LifecycleEngine
 struct GoneUnits: Sendable, Equatable {
     /// When each unit was last seen going.
     private(set) var since: [String: Uptime] = [:]
+    /// The units gone for `archive_after_minutes` whose records are still held, waiting for what the archive needs
+    /// (their dispatches in the journal, a journal position read after they went): as good as archived, so the
+    /// metrics no longer show them. Under a churn of names that never repeat, thousands wait at once, and a metrics
+    /// file of all of them took tens of MB to write (docs/PERFORMANCE.md, "Memory under name churn").
+    private(set) var withheld: Set<String> = []
     /// When the timer that archives them is armed for; nil when it is not armed.
     var armedAt: Uptime?
 
@@ -19,24 +24,41 @@ struct GoneUnits: Sendable, Equatable {
     static let retryInterval: Milliseconds = 5_000
     /// The shortest wait of the timer: units that go together are archived together.
     static let batchDelay: Milliseconds = 1_000
-    /// How many records archived at once make the heap's free pages worth giving back, and how often at most: giving
-    /// back also drops the code pages, which a churn then faults in again.
+    /// How many records archived make memory worth giving back, and how often at most: giving back everything also
+    /// drops the code pages, which a churn then faults in again, so that waits a minute while units keep going; the
+    /// heap's free pages alone go back at each archiving round (``trimInterval``), so that what a churn freed does not
+    /// stay resident until the minute is over (docs/PERFORMANCE.md, "Memory under name churn").
     static let releaseThreshold = 100
     static let releaseInterval: Milliseconds = 60_000
-    /// When memory was last given back after archiving, and how many records were archived since.
+    static let trimInterval: Milliseconds = 5_000
+    /// When memory was last given back after archiving, and how many records were archived since; the same for the
+    /// heap alone.
     var releasedAt: Uptime?
     var archivedSinceRelease = 0
+    var trimmedAt: Uptime?
+    var archivedSinceTrim = 0
 
-    /// Whether archiving `count` records at `now` gives memory back (and notes that it does): once enough were
-    /// archived, at most once per ``releaseInterval`` while units keep going, and at once when none is left to wait.
-    mutating func releasesMemory(archiving count: Int, at now: Uptime) -> Bool {
+    /// What archiving `count` records at `now` gives back, and notes that it does: everything (``DaemonEffect/releaseMemory``)
+    /// once enough were archived, at most once per ``releaseInterval`` while units keep going, and at once when none is
+    /// left to wait; otherwise the heap's free pages (``DaemonEffect/trimHeap``) once enough were archived since they
+    /// last went back, at most once per ``trimInterval``; nil when neither is due.
+    mutating func memoryRelease(archiving count: Int, at now: Uptime) -> DaemonEffect? {
         archivedSinceRelease += count
+        archivedSinceTrim += count
         let isQuiet = since.isEmpty
         let isDue = releasedAt.map { now - $0 >= Self.releaseInterval } ?? true
-        guard archivedSinceRelease >= Self.releaseThreshold, isDue || isQuiet else { return false }
-        releasedAt = now
-        archivedSinceRelease = 0
-        return true
+        if archivedSinceRelease >= Self.releaseThreshold, isDue || isQuiet {
+            releasedAt = now
+            archivedSinceRelease = 0
+            trimmedAt = now
+            archivedSinceTrim = 0
+            return .releaseMemory
+        }
+        let isTrimDue = trimmedAt.map { now - $0 >= Self.trimInterval } ?? true
+        guard archivedSinceTrim >= Self.releaseThreshold, isTrimDue else { return nil }
+        trimmedAt = now
+        archivedSinceTrim = 0
+        return .trimHeap
     }
 
     var isEmpty: Bool { since.isEmpty }
@@ -46,9 +68,20 @@ struct GoneUnits: Sendable, Equatable {
         if since[unit] == nil { since[unit] = now }
     }
 
-    /// `unit` is loaded again.
-    mutating func returned(_ unit: String) {
+    /// `unit` is loaded again, or archived.
+    ///
+    /// - Returns: whether the metrics had left it out (``withheld``): they show it again.
+    @discardableResult
+    mutating func returned(_ unit: String) -> Bool {
         since.removeValue(forKey: unit)
+        return withheld.remove(unit) != nil
+    }
+
+    /// `units` are due but wait; returns whether any of them was not withheld before (the metrics then change).
+    mutating func withhold(_ units: [String]) -> Bool {
+        var isNew = false
+        for unit in units where withheld.insert(unit).inserted { isNew = true }
+        return isNew
     }
 
     /// The units gone for at least `minutes` at `now`, in name order.

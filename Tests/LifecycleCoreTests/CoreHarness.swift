@@ -238,6 +238,7 @@ struct CoreHarness {
             self.notifications += notifications
             if notifications.contains(.ready) { milestones.append("ready") }
         case .releaseMemory: milestones.append("release")
+        case .trimHeap: milestones.append("trim")
         case .readJournalTail: return .journalTailRead(journalTail)
         case .readArchive(let units):
             archiveReads.append(units)

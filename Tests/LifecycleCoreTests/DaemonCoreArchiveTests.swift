@@ -212,6 +212,31 @@ struct DaemonCoreArchiveTests {
         #expect(h.archive[H.unit]?.sequence == 2)
     }
 
+    @Test("a unit due for the archive that waits for the journal position leaves the metrics at once; back when loaded again")
+    func waitingUnitLeavesTheMetrics() throws {
+        var h = try H(metricsFile: "/run/lifecycled.prom", archiveAfterMinutes: 0)
+        h.send(.start)
+        h.send(.listing([]))
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        h.now = H.t0 + 3_000
+        h.fire(.confirmDelivery)
+        h.send(.unitRemoved(H.unit))
+        h.now += 2_000
+        h.fire(.archiveGoneUnits)
+        #expect(h.core.tracker.records[H.unit] != nil, "no position saved since it went: the record waits")
+        h.now += 2_000
+        h.fire(.writeMetrics)
+        let waiting = try #require(h.metricsWrites.last)
+        #expect(waiting.time == h.now && !waiting.text.contains(H.unit), "as good as archived: not shown")
+
+        h.now += 2_000
+        h.send(.changed(H.snapshot("active", "b", second: 10)))
+        h.now += 2_000
+        h.fire(.writeMetrics)
+        #expect(h.metricsWrites.last?.text.contains(H.unit) == true, "loaded again: shown again")
+    }
+
     @Test("while units wait for the journal position, it is read every 10 s rather than every minute")
     func positionReadOftenWhileUnitsWait() throws {
         var h = try afterOneRun(archiveAfterMinutes: 0)

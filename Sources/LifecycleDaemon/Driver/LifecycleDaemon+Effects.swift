@@ -69,6 +69,8 @@ extension LifecycleDaemon {
             replies.removeValue(forKey: token)?.resume(returning: result)
         case .releaseMemory:
             ProcessMemory.releaseStartupMemory()
+        case .trimHeap:
+            ProcessMemory.releaseFreeHeap()
         case .notify(let notifications):
             do {
                 _ = try notifier.notify(message: ServiceNotification.message(

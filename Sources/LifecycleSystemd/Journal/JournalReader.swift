@@ -46,10 +46,11 @@ public struct JournalReader: Sendable {
     public let damaged: @Sendable (JournalDamage) -> Void
 
     /// How many queries ``holdings(of:)`` answers before it closes the journal and opens it again. Each query looks
-    /// its values up in the hash tables and entry arrays of every journal file, touching pages of its own, and
-    /// sd-journal keeps them mapped while the journal is open: hundreds of queries on a large journal held 200 MB at
-    /// their peak (docs/PERFORMANCE.md, "Units that never come back").
-    static let queriesPerOpening = 64
+    /// its values up in the hash tables and entry arrays of every journal file, touching pages of its own (each
+    /// fault maps the 64 KB around it), and sd-journal keeps them mapped while the journal is open: hundreds of
+    /// queries on a large journal held 200 MB at their peak (docs/PERFORMANCE.md, "Units that never come back"), and
+    /// 64 still held several MB more than 16 under a churn of 100 units a second ("Memory under name churn").
+    static let queriesPerOpening = 16
 
     /// How many failed steps in a row end a read: sd-journal drops a file it cannot iterate and moves on, so a step
     /// fails again and again only when the entry it found cannot be mapped, and then the rest is out of reach.
