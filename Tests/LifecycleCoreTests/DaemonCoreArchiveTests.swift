@@ -26,8 +26,8 @@ struct DaemonCoreArchiveTests {
     }
 
     /// Tracking, after one run of web.service (dispatches 1 and 2, confirmed by the journal).
-    func afterOneRun(archiveAfterMinutes: Int = 60) throws -> H {
-        var h = try H(archiveAfterMinutes: archiveAfterMinutes)
+    func afterOneRun(archiveAfterMinutes: Int = 60, metricsFile: String? = nil) throws -> H {
+        var h = try H(metricsFile: metricsFile, archiveAfterMinutes: archiveAfterMinutes)
         h.send(.start)
         h.send(.listing([]))
         h.send(.changed(H.snapshot("active", "a", second: 1)))
@@ -39,6 +39,13 @@ struct DaemonCoreArchiveTests {
         #expect(h.archiveReads == [[H.unit]], "its first sighting")
         h.archiveReads = []
         return h
+    }
+
+    /// systemd unloads web.service, the journal position moves past it, and the archive's timer fires.
+    func unloadAndArchive(_ h: inout H) {
+        h.send(.unitRemoved(H.unit))
+        movePosition(&h)
+        h.fire(.archiveGoneUnits)
     }
 
     @Test("a unit unloaded for archive_after_minutes is archived; when it runs again its counters go on")
@@ -68,18 +75,14 @@ struct DaemonCoreArchiveTests {
     @Test("archiving tells the archive which records have expired: last active more than archive_retention_days ago")
     func retention() throws {
         var h = try afterOneRun()
-        h.send(.unitRemoved(H.unit))
-        movePosition(&h)
-        h.fire(.archiveGoneUnits)
+        unloadAndArchive(&h)
         #expect(h.archiveExpiredBefore == [h.now - 90 * 24 * Self.hour])
     }
 
     @Test("a unit whose record expired from the archive (its tombstone left) comes back counted afresh, numbered on")
     func backFromTombstone() throws {
         var h = try afterOneRun()
-        h.send(.unitRemoved(H.unit))
-        movePosition(&h)
-        h.fire(.archiveGoneUnits)
+        unloadAndArchive(&h)
         // Retention cut the record to its tombstone at a compaction.
         h.archive[H.unit] = try #require(h.archive[H.unit]).tombstone
         h.now += 1_000
@@ -96,18 +99,14 @@ struct DaemonCoreArchiveTests {
         var configuration = h.core.configuration
         configuration.archiveRetentionDays = -1
         h.send(.reloaded(.success(ReloadedConfiguration(configuration: configuration, timeZone: H.utc))))
-        h.send(.unitRemoved(H.unit))
-        movePosition(&h)
-        h.fire(.archiveGoneUnits)
+        unloadAndArchive(&h)
         #expect(h.archiveExpiredBefore == [nil])
     }
 
     @Test("archived, then shown loaded without a run (no InvocationID) before it runs again: its run still brings the record back")
     func shownWithoutRunThenRuns() throws {
         var h = try afterOneRun(archiveAfterMinutes: 0)
-        h.send(.unitRemoved(H.unit))
-        movePosition(&h)
-        h.fire(.archiveGoneUnits)
+        unloadAndArchive(&h)
         #expect(h.archive[H.unit]?.sequence == 2)
         var loaded = H.snapshot("inactive", "a", second: 3_999)
         loaded.invocationID = ""
@@ -150,9 +149,7 @@ struct DaemonCoreArchiveTests {
         h.send(.listing([]))
         h.send(.changed(H.snapshot("active", "a", second: 1)))
         h.send(.changed(H.snapshot("inactive", "a", second: 2)))
-        h.send(.unitRemoved(H.unit))
-        movePosition(&h)
-        h.fire(.archiveGoneUnits)
+        unloadAndArchive(&h)
         #expect(h.archive.isEmpty)
         #expect(h.armed[.archiveGoneUnits] == h.now + 5_000, "looked at again a little later")
 
@@ -172,9 +169,7 @@ struct DaemonCoreArchiveTests {
         h.send(.changed(H.snapshot("inactive", "a", second: 2)))
         h.now = H.t0 + 3_000
         h.fire(.confirmDelivery)
-        h.send(.unitRemoved(H.unit))
-        movePosition(&h)
-        h.fire(.archiveGoneUnits)
+        unloadAndArchive(&h)
         #expect(h.archive.isEmpty, "its state file is behind: archived from memory, a failure would leave it behind")
         h.unwritable = nil
         h.fire(.retrySaves)
@@ -214,13 +209,7 @@ struct DaemonCoreArchiveTests {
 
     @Test("a unit due for the archive that waits for the journal position leaves the metrics at once; back when loaded again")
     func waitingUnitLeavesTheMetrics() throws {
-        var h = try H(metricsFile: "/run/lifecycled.prom", archiveAfterMinutes: 0)
-        h.send(.start)
-        h.send(.listing([]))
-        h.send(.changed(H.snapshot("active", "a", second: 1)))
-        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
-        h.now = H.t0 + 3_000
-        h.fire(.confirmDelivery)
+        var h = try afterOneRun(archiveAfterMinutes: 0, metricsFile: "/run/lifecycled.prom")
         h.send(.unitRemoved(H.unit))
         h.now += 2_000
         h.fire(.archiveGoneUnits)
@@ -279,9 +268,7 @@ struct DaemonCoreArchiveTests {
     @Test("an archive that cannot be read starts no fresh record: the change waits, read again less often, until it answers")
     func unreadableArchive() throws {
         var h = try afterOneRun(archiveAfterMinutes: 0)
-        h.send(.unitRemoved(H.unit))
-        movePosition(&h)
-        h.fire(.archiveGoneUnits)
+        unloadAndArchive(&h)
         h.archiveReadable = false
         let failedAt = h.now
         h.send(.changed(H.snapshot("active", "b", second: 10)))
