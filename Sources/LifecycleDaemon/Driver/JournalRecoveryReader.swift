@@ -112,11 +112,7 @@ struct JournalRecoveryReader {
     }
 
     /// The journal, with what a damaged file made a read leave out logged (once per read).
-    private var reader: JournalReader {
-        JournalReader(damaged: { [logger] damage in
-            logger.warning("Read the journal past damage: \(damage)")
-        })
-    }
+    private var reader: JournalReader { JournalReader(logging: logger) }
 
     /// The position of the journal's newest entry; nil when it cannot be read (logged).
     func tail() -> JournalPosition? {

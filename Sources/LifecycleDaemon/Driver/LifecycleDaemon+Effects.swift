@@ -150,7 +150,7 @@ extension LifecycleDaemon {
     /// The time of the journal's oldest entry (ms since the epoch); nil when it cannot be read (logged) or is empty.
     private func journalHeldSince() -> Milliseconds? {
         do {
-            return try JournalReader().holdings(of: []).oldest.map { Milliseconds($0 / 1_000) }
+            return try JournalReader(logging: logger).holdings(of: []).oldest.map { Milliseconds($0 / 1_000) }
         } catch {
             logger.warning("Failed to read the journal's oldest entry: the archive drops its tombstones", metadata: ["error": "\(error)"])
             return nil
@@ -187,7 +187,7 @@ extension LifecycleDaemon {
         let found: [Bool]
         let oldest: UInt64?
         do {
-            (found, oldest) = try JournalReader().holdings(of: queries)
+            (found, oldest) = try JournalReader(logging: logger).holdings(of: queries)
         } catch {
             logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
             return nil
@@ -290,7 +290,7 @@ extension LifecycleDaemon {
             }
         }
         do {
-            return try JournalReader().contains([query])[0]
+            return try JournalReader(logging: logger).contains([query])[0]
         } catch {
             logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
             return false

@@ -12,7 +12,7 @@ struct MissedStartReader {
 
     /// The failed start jobs, oldest first; nil when the journal could not be read (logged).
     func failedStarts(for query: MissedStartQuery) -> [FailedStartJob]? {
-        let reader = JournalReader(damaged: { [logger] damage in logger.warning("Read the journal past damage: \(damage)") })
+        let reader = JournalReader(logging: logger)
         var jobs: [FailedStartJob] = []
         do {
             for (unit, since) in query.units.sorted(by: { $0.key < $1.key }) {

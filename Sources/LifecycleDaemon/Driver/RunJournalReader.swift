@@ -78,9 +78,5 @@ struct RunJournalReader {
         RunEnding.Entry(messageID: entry.fields["MESSAGE_ID"] ?? "", time: 0, fields: entry.fields)
     }
 
-    private var reader: JournalReader {
-        JournalReader(damaged: { [logger] damage in
-            logger.warning("Read the journal past damage: \(damage)")
-        })
-    }
+    private var reader: JournalReader { JournalReader(logging: logger) }
 }
