@@ -65,18 +65,54 @@ struct UnitSourceMachineSignalTests {
          .none),
         ("a unit not started yet: inactive, no run", .propertiesChanged(unit: "worker.service", .unit(UnitProperties(
             activeState: "inactive", subState: "dead", invocationID: "", jobID: 3))), .none),
+        ("a fresh unit's first signal: an InvocationID, still inactive, never left it", .propertiesChanged(
+            unit: "worker.service", .unit(UnitProperties(activeState: "inactive", subState: "dead", invocationID: "0c",
+                                                         inactiveExitTimestampMonotonic: 0))), .none),
+        ("a run seen only over: a new InvocationID, inactive, left it once", .propertiesChanged(
+            unit: "worker.service", .unit(UnitProperties(activeState: "inactive", subState: "dead", invocationID: "0c",
+                                                         inactiveExitTimestampMonotonic: 5))), .unit("worker.service")),
+        ("an end without InactiveExitTimestampMonotonic sent: read", .propertiesChanged(
+            unit: "worker.service", .unit(UnitProperties(activeState: "failed", subState: "failed", invocationID: "0c"))),
+         .unit("worker.service")),
         ("an unknown unit without its state: no snapshot to judge",
          .propertiesChanged(unit: "worker.service", .unit(UnitProperties(jobID: 3))), .unit("worker.service")),
         ("a type signal", .propertiesChanged(unit: "web.service", .type(TypeProperties(result: "signal"))), .none),
         ("a job done", .jobRemoved(unit: "web.service", jobID: 9, result: "done"), .none),
         ("a job failed", .jobRemoved(unit: "web.service", jobID: 9, result: "failed"), .unit("web.service")),
-        ("UnitRemoved (parked in a reload)", .unitRemoved("web.service"), .unit("web.service")),
+        ("UnitRemoved outside a reload: nothing keeps the unit", .unitRemoved("web.service"), .none),
         ("Reloading", .reloading(false), .all),
         ("a read of a resync", .propertiesRead(resync: 1, failure: nil), .all),
     ])
     func typeValuesUse(situation: String, input: UnitSourceInput, use: TypeValuesUse) {
         let h = H.established()
         #expect(h.machine.typeValuesUse(of: input) == use, "\(situation)")
+    }
+
+    static let ended = UnitProperties(activeState: "inactive", subState: "dead", stateChangeTimestamp: 50_000,
+                                      stateChangeTimestampMonotonic: 50)
+
+    @Test("an end shown already reads no values again; a new state, run or reload does", arguments: [
+        ("the job's removal after the end", UnitSourceInput.propertiesChanged(unit: "web.service", .unit(UnitProperties(
+            jobID: 0))), TypeValuesUse.none),
+        ("the end's state again, later", .propertiesChanged(unit: "web.service", .unit(UnitProperties(
+            activeState: "inactive", subState: "dead", stateChangeTimestamp: 60_000))), .none),
+        ("reset-failed: another state of the same run", .propertiesChanged(unit: "web.service", .unit(UnitProperties(
+            activeState: "failed", subState: "failed"))), .unit("web.service")),
+        ("another run that ended", .propertiesChanged(unit: "web.service", .unit(UnitProperties(
+            activeState: "inactive", subState: "dead", invocationID: String(repeating: "0b", count: 16)))),
+         .unit("web.service")),
+    ])
+    func endShownAlready(situation: String, input: UnitSourceInput, use: TypeValuesUse) {
+        var h = H.established()
+        _ = h.send(.propertiesChanged(unit: "web.service", .unit(Self.ended)))
+        #expect(h.machine.typeValuesUse(of: input) == use, "\(situation)")
+    }
+
+    @Test("a unit removed in a reload is parked with its values: they are read first")
+    func removedInReload() {
+        var h = H.established()
+        _ = h.send(.reloading(true))
+        #expect(h.machine.typeValuesUse(of: .unitRemoved("web.service")) == .unit("web.service"))
     }
 
     @Test("the type interface's values come first and go into the snapshot of the .Unit ones")

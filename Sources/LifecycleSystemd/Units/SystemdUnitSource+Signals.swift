@@ -71,8 +71,11 @@ extension SystemdUnitSource {
         guard !heldTypeSignals.isEmpty else { return }
         switch machine.typeValuesUse(of: input) {
         case .none:
-            // The next type signal carries every value again: nothing is kept meanwhile.
-            if case .propertiesChanged(let name, .unit) = input { heldTypeSignals[name] = nil }
+            // The next type signal carries every value again, and a unit removed needs none: nothing is kept.
+            switch input {
+            case .propertiesChanged(let name, .unit), .unitRemoved(let name): heldTypeSignals[name] = nil
+            default: break
+            }
         case .unit(let name):
             takeHeldTypeSignal(of: name)
         case .all:

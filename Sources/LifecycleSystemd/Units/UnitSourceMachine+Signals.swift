@@ -85,26 +85,40 @@ extension UnitSourceMachine {
     /// "Fewer signals parsed").
     ///
     /// Only a snapshot that shows a run's end reads them (how the run ended: ``UnitSnapshot/endTransition``, a start
-    /// refused by the start limit, a failed `ExecCondition=` check), and a job that did not finish as `done` (why a
-    /// timer's start failed). systemd sends every value of the type interface in each `PropertiesChanged` of it, just
+    /// refused by the start limit, a failed `ExecCondition=` check) that was not shown already, a job that did not
+    /// finish as `done` (why a timer's start failed), and a unit a reload parks. systemd sends every value of the type interface in each `PropertiesChanged` of it, just
     /// before the `.Unit` one, so the signal before a `.Unit` signal that shows no end may go unparsed: the next
     /// type signal carries its values again. A resync that only checks a unit keeps its values only while its state
     /// is the one the last signal showed, and reads them otherwise, so an end never takes a value left unparsed.
     func typeValuesUse(of input: UnitSourceInput) -> TypeValuesUse {
         switch input {
         case .propertiesChanged(let name, .unit(let values)):
-            var trial = units[name] ?? parked[name] ?? WatchedUnit()
+            let known = units[name] ?? parked[name]
+            var trial = known ?? WatchedUnit()
             trial.merge(.unit(values))
             // No snapshot at all yet, or one that shows the end of a run (one without an InvocationID, a unit not
             // started yet, shows no run).
             guard let snapshot = trial.snapshot(name: name) else { return .unit(name) }
-            return snapshot.hasEnded && !snapshot.invocationID.isEmpty ? .unit(name) : .none
+            guard snapshot.hasEnded, !snapshot.invocationID.isEmpty else { return .none }
+            // A run given its InvocationID but not yet out of the inactive state (a fresh unit's first signal, every
+            // timestamp 0) ended nothing.
+            if snapshot.invocationID != known?.unit.invocationID, trial.unit.inactiveExitTimestampMonotonic == 0 {
+                return .none
+            }
+            // The end shown already, and the signal changes no state (the job's removal after it, a collection):
+            // the values are those the end was taken with.
+            if let before = known?.snapshot(name: name), before.hasEnded, before.invocationID == snapshot.invocationID,
+               before.activeState == snapshot.activeState, before.subState == snapshot.subState {
+                return .none
+            }
+            return .unit(name)
         case .propertiesChanged(_, .type):
             return .none
         case .jobRemoved(let unit, _, let result):
             return result == "done" ? .none : .unit(unit)
         case .unitRemoved(let unit):
-            return .unit(unit)
+            // Only a reload keeps a removed unit (parked), with its values.
+            return isReloading ? .unit(unit) : .none
         case .start, .stop, .connected, .connectFailed, .connectionLost, .subscribed, .listed, .propertyRead,
             .propertiesRead, .reloading, .nameOwnerChanged, .timerFired:
             return .all
