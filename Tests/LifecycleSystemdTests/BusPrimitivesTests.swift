@@ -17,6 +17,21 @@ struct BusPrimitivesTests {
         #expect(encoded.decode(prefix: "/org/freedesktop/systemd1/job") == nil)
     }
 
+    @Test("decodes a signal's path as sd_bus_path_decode does, where the header holds it", arguments: [
+        "/org/freedesktop/systemd1/unit/probe_2dsimple_2eservice", "/org/freedesktop/systemd1/unit/cron_2eservice",
+        "/org/freedesktop/systemd1/unit/modprobe_40efi_5fpstore_2eservice", "/org/freedesktop/systemd1/unit/plain",
+        "/org/freedesktop/systemd1/unit/_", "/org/freedesktop/systemd1/unit/__", "/org/freedesktop/systemd1/unit/a_2",
+        "/org/freedesktop/systemd1/unit/a_zz_2E_2e", "/org/freedesktop/systemd1/unit/_c3_a9t_c3_a9_2eservice",
+        "/org/freedesktop/systemd1/unit/bad_ff_fe", "/org/freedesktop/systemd1/unit/nested/deeper",
+        "/org/freedesktop/systemd1/unit", "/org/freedesktop/systemd1/units/x", "/org/freedesktop/systemd1/job/7",
+        "/org/freedesktop/systemd1", "/",
+    ])
+    func pathDecoding(path: String) {
+        let prefix = "/org/freedesktop/systemd1/unit"
+        let decoded = path.withCString { BusObjectPath.decode($0, prefix: Array(prefix.utf8)) }
+        #expect(decoded == BusObjectPath(path).decode(prefix: prefix), "\(path)")
+    }
+
     @Test("formats an InvocationID as 32 lower-case hex digits")
     func invocationID() {
         #expect(UnitProperties.hex([0x00, 0x0f, 0xa0, 0xff]) == "000fa0ff")

@@ -60,6 +60,10 @@ public final class BusMessage {
 
     /// Wraps `sd_bus_message_get_path(3)`.
     public var path: String? { sd_bus_message_get_path(pointer).map { String(cString: $0) } }
+    /// The object path where the header holds it, without a `String` made of it; nil when there is none.
+    func withPath<Result>(_ body: (UnsafePointer<CChar>) -> Result) -> Result? {
+        sd_bus_message_get_path(pointer).map(body)
+    }
     /// Wraps `sd_bus_message_get_interface(3)`.
     public var interface: String? { sd_bus_message_get_interface(pointer).map { String(cString: $0) } }
     /// Whether this is the signal `member` of `interface`, compared where the header lies. Wraps

@@ -40,11 +40,12 @@ extension SystemdUnitSource {
     /// `PropertiesChanged(s interface, a{sv} changed, as invalidated)` of a unit object: the type interface's values
     /// or the `.Unit` ones, parsed only for a watched unit.
     private func propertiesChanged(_ message: BusMessage) throws(SystemdError) {
-        guard let path = message.path,
-              let name = BusObjectPath(path).decode(prefix: SystemdNames.unitPathPrefix)
+        guard let decoded = message.withPath({ BusObjectPath.decode($0, prefix: Self.unitPathPrefix) }),
+              let name = decoded
         else { return }
         let isFollowedTimer = followedTimers[name] != nil
-        guard isFollowedTimer || machine.isWatched(name) else { return }
+        let isWatched = machine.isWatched(name)
+        guard isFollowedTimer || isWatched else { return }
         let kind = try message.withString { interface in
             if SystemdNames.unitInterface.withCString({ strcmp(interface, $0) }) == 0 { return InterfaceKind.unit }
             if isFollowedTimer, TimerSnapshot.interface.withCString({ strcmp(interface, $0) }) == 0 { return .timer }
@@ -54,7 +55,7 @@ extension SystemdUnitSource {
         switch kind {
         case .timer: timerChanged(name, try TimerChange(changed: message))
         case .unit, .type, .other:
-            guard machine.isWatched(name) else { return }
+            guard isWatched else { return }
             switch kind {
             case .unit: handle(.propertiesChanged(unit: name, .unit(try UnitProperties(changed: message))))
             // Parsed only if what comes next reads its values (``takeHeldTypeSignals(before:)``).
@@ -96,6 +97,8 @@ extension SystemdUnitSource {
 
     /// Which of a unit's interfaces a `PropertiesChanged` is about.
     private enum InterfaceKind { case unit, type, timer, other }
+
+    private static let unitPathPrefix = Array(SystemdNames.unitPathPrefix.utf8)
 
     /// Every type interface (`.Service`, `.Socket`, …) begins with this.
     private static let typeInterfacePrefix = "org.freedesktop.systemd1."
