@@ -147,6 +147,32 @@ struct SystemdUnitSourceTests {
         }
     }
 
+    @Test("signals in PID 1's order: every value used is read, however many properties follow the last of them")
+    func signalsInPID1Order() async throws {
+        try await Fixture.run { fixture in
+            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
+            let invocation: [UInt8] = Array(repeating: 0x0d, count: 16)
+            try await fixture.systemd.emitPropertiesChanged(
+                unit: "oneshot-1.service", interface: "org.freedesktop.systemd1.Service",
+                UnitFixtures.servicePropertiesInPID1Order(result: "exit-code", code: 1, status: 3)
+            )
+            try await fixture.systemd.emitPropertiesChanged(
+                unit: "oneshot-1.service", interface: "org.freedesktop.systemd1.Unit",
+                UnitFixtures.unitPropertiesInPID1Order(active: "failed", sub: "failed", invocation: invocation, monotonic: 9)
+            )
+            var ended = UnitSnapshot(
+                name: "oneshot-1.service", activeState: .failed, subState: "failed",
+                invocationID: String(repeating: "0d", count: 16), result: "exit-code", nRestarts: 0,
+                execMainCode: 1, execMainStatus: 3, mainPID: 0, freezerState: "running", stateChangeTimestamp: 1_000_009,
+                stateChangeTimestampMonotonic: 9, jobID: 0
+            )
+            ended.inactiveExitMonotonic = 1
+            ended.activeEnterMonotonic = 2
+            ended.inactiveEnterMonotonic = 9
+            try await fixture.events.expectNext(.changed(ended))
+        }
+    }
+
     @Test("forwards UnitRemoved and JobRemoved of watched units, and ignores UnitNew")
     func managerSignals() async throws {
         try await Fixture.run { fixture in

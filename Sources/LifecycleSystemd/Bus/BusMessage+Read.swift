@@ -213,17 +213,25 @@ extension BusMessage {
     /// the property's variant; the others are skipped without being read. Their names are compared in place, with
     /// no `String` made for them: a unit's `PropertiesChanged` carries dozens of properties, of which a snapshot
     /// uses a handful, and lifecycled reads several such signals per run.
+    ///
+    /// The read stops once every wanted property has come, leaving the message inside the map: PID 1 sends the
+    /// properties in a fixed order, and those after the last wanted one are its costliest to skip (`Conditions`,
+    /// `Asserts`, the `Exec*` command lines), docs/PERFORMANCE.md, "Per run: fewer signals parsed, bytes copied and
+    /// files written". Nothing may be read from the message after this.
     func readProperties(
         _ wanted: BusPropertyNames, _ body: (String, BusMessage) throws(SystemdError) -> Void
     ) throws(SystemdError) {
         guard try enterContainer(.array, "{sv}") else { throw Self.missing("a property map") }
+        var unseen = wanted.all
         while try enterContainer(.dictEntry, "sv") {
             var name: UnsafePointer<CChar>?
             let r = sd_bus_message_read_basic(pointer, BusTypeCode.string, &name)
             try check(r, "read a property name")
             guard r > 0, let name else { throw Self.missing("a property name") }
-            if let known = wanted.match(name) {
-                try body(known, self)
+            if let index = wanted.index(of: name) {
+                try body(wanted.names[index], self)
+                unseen &= ~(1 << UInt64(index))
+                if unseen == 0 { return }
                 if try !isAtEndOfContainer { try skip("v") }
             } else {
                 try skip("v")
@@ -240,15 +248,20 @@ struct BusPropertyNames: Sendable {
     let names: [String]
     private let cNames: [[CChar]]
 
+    /// One bit per name, all set.
+    let all: UInt64
+
     init(_ names: [String]) {
+        precondition(names.count <= 64, "at most 64 properties are read from one map")
         self.names = names
         cNames = names.map { Array($0.utf8CString) }
+        all = names.count == 64 ? .max : (1 << UInt64(names.count)) - 1
     }
 
-    /// The wanted name equal to `name`, or nil.
-    func match(_ name: UnsafePointer<CChar>) -> String? {
+    /// The index in ``names`` of the wanted name equal to `name`, or nil.
+    func index(of name: UnsafePointer<CChar>) -> Int? {
         for (index, cName) in cNames.enumerated() where cName.withUnsafeBufferPointer({ strcmp($0.baseAddress!, name) }) == 0 {
-            return names[index]
+            return index
         }
         return nil
     }

@@ -56,6 +56,52 @@ enum UnitFixtures {
         ]
     }
 
+    /// A `.Unit` `PropertiesChanged` map as systemd 252 sends it: every property in PID 1's order, the ones the
+    /// source does not use among them, and the arrays after `InvocationID`.
+    static func unitPropertiesInPID1Order(
+        active: String, sub: String, invocation: [UInt8], monotonic: UInt64
+    ) -> [(String, BusValue)] {
+        [
+            ("ActiveState", .string(active)), ("FreezerState", .string("running")), ("SubState", .string(sub)),
+            ("StateChangeTimestamp", .uint64(monotonic + 1_000_000)), ("StateChangeTimestampMonotonic", .uint64(monotonic)),
+            ("InactiveExitTimestamp", .uint64(1_000_001)), ("InactiveExitTimestampMonotonic", .uint64(1)),
+            ("ActiveEnterTimestamp", .uint64(1_000_002)), ("ActiveEnterTimestampMonotonic", .uint64(2)),
+            ("ActiveExitTimestamp", .uint64(0)), ("ActiveExitTimestampMonotonic", .uint64(0)),
+            ("InactiveEnterTimestamp", .uint64(monotonic + 1_000_000)), ("InactiveEnterTimestampMonotonic", .uint64(monotonic)),
+            ("Job", .structure([.uint32(0), .objectPath("/")])),
+            ("ConditionResult", .bool(true)), ("AssertResult", .bool(true)),
+            ("ConditionTimestamp", .uint64(1_000_001)), ("ConditionTimestampMonotonic", .uint64(1)),
+            ("AssertTimestamp", .uint64(1_000_001)), ("AssertTimestampMonotonic", .uint64(1)),
+            ("InvocationID", .bytes(invocation)),
+            ("ActivationDetails", .array(elementSignature: "(ss)", [])),
+            ("Conditions", .array(elementSignature: "(sbbsi)", [
+                .structure([.string("ConditionPathExists"), .bool(false), .bool(false), .string("/etc"), .int32(1)]),
+            ])),
+            ("Asserts", .array(elementSignature: "(sbbsi)", [])),
+        ]
+    }
+
+    /// A `.Service` `PropertiesChanged` map as systemd 252 sends it, in PID 1's order, with the command lines after
+    /// the last value the source uses.
+    static func servicePropertiesInPID1Order(result: String, code: Int32, status: Int32) -> [(String, BusValue)] {
+        let command = BusValue.array(elementSignature: "(sasbttttuii)", [
+            .structure([
+                .string("/bin/true"), .strings(["/bin/true"]), .bool(false),
+                .uint64(1), .uint64(2), .uint64(3), .uint64(4), .uint32(47), .int32(1), .int32(0),
+            ]),
+        ])
+        return [
+            ("MainPID", .uint32(0)), ("ControlPID", .uint32(0)), ("StatusText", .string("")), ("StatusErrno", .int32(0)),
+            ("Result", .string(result)), ("ReloadResult", .string("success")), ("CleanResult", .string("success")),
+            ("UID", .uint32(0)), ("GID", .uint32(0)), ("NRestarts", .uint32(0)),
+            ("ExecMainStartTimestamp", .uint64(1_000_001)), ("ExecMainStartTimestampMonotonic", .uint64(1)),
+            ("ExecMainExitTimestamp", .uint64(1_000_003)), ("ExecMainExitTimestampMonotonic", .uint64(3)),
+            ("ExecMainPID", .uint32(47)), ("ExecMainCode", .int32(code)), ("ExecMainStatus", .int32(status)),
+            ("ExecCondition", command), ("ExecStartPre", command), ("ExecStart", command), ("ExecStartPost", command),
+            ("ExecReload", command), ("ExecStop", command), ("ExecStopPost", command),
+        ]
+    }
+
     /// A running service with one restart behind it.
     static let web = FakeSystemd.Unit(
         name: "web.service", activeState: "active", subState: "running",
