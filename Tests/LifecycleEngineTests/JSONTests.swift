@@ -44,4 +44,43 @@ struct JSONTests {
         #expect(writer.string == #"{"a":"tab\tquote\"back\\slash\u0001é","z":[-9223372036854775808,0,42,0.5,null,false]}"#)
         #expect(try JSONParser.parse(writer.string) == value)
     }
+
+    @Test("every byte is escaped where it lies in a string, whether scanned eight at a time or one by one")
+    func escapesEveryPosition() {
+        // Each byte value at each offset of strings long enough to be scanned eight bytes at a time and beyond,
+        // against the escapes written one byte at a time.
+        for length in [1, 7, 8, 9, 16, 23] {
+            for offset in 0..<length {
+                for value in UInt8(0)...UInt8(0x7F) {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[offset] = value
+                    var writer = JSONWriter()
+                    bytes.withUnsafeBufferPointer { writer.string(utf8: $0) }
+                    #expect(writer.bytes == Self.quoted(bytes), "byte \(value) at \(offset) of \(length)")
+                }
+            }
+        }
+        let text = "é中\"\u{1F600}abcdefgh\\\n"
+        var writer = JSONWriter()
+        writer.string(text)
+        #expect(writer.bytes == Self.quoted(Array(text.utf8)))
+    }
+
+    /// `bytes` quoted and escaped one at a time, as JSONWriter escapes them.
+    private static func quoted(_ bytes: [UInt8]) -> [UInt8] {
+        let hex = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = [UInt8(ascii: "\"")]
+        for byte in bytes {
+            switch byte {
+            case 0x22: out += Array(#"\""#.utf8)
+            case 0x5C: out += Array(#"\\"#.utf8)
+            case 0x0A: out += Array(#"\n"#.utf8)
+            case 0x0D: out += Array(#"\r"#.utf8)
+            case 0x09: out += Array(#"\t"#.utf8)
+            case ..<0x20: out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: out.append(byte)
+            }
+        }
+        return out + [UInt8(ascii: "\"")]
+    }
 }

@@ -95,10 +95,7 @@ public struct JSONLayoutWriter {
 
     private mutating func close(_ bracket: StaticString) {
         let wasEmpty = isEmpty.removeLast()
-        if !wasEmpty, layout == .pretty {
-            json.byte(UInt8(ascii: "\n"))
-            indent()
-        }
+        if !wasEmpty, layout == .pretty { json.lineBreak(indent: 2 * isEmpty.count) }
         json.raw(bracket)
     }
 
@@ -108,12 +105,6 @@ public struct JSONLayoutWriter {
         } else {
             json.byte(UInt8(ascii: ","))
         }
-        guard layout == .pretty else { return }
-        json.byte(UInt8(ascii: "\n"))
-        indent()
-    }
-
-    private mutating func indent() {
-        json.repeating(UInt8(ascii: " "), count: 2 * isEmpty.count)
+        if layout == .pretty { json.lineBreak(indent: 2 * isEmpty.count) }
     }
 }
