@@ -57,11 +57,19 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         // and a reader could not tell which key each came from, so only the first key in sorted order gets the
         // field; the others are still in LIFECYCLE_PAYLOAD. Sorted order makes the choice the same on every run and
         // machine, whatever order the dictionary happens to iterate in.
-        var used = Set<String>(minimumCapacity: payload.count)
-        for member in payload {
-            let name = member.fieldName ?? PayloadKeyNames.fieldName(of: member.key)
-            guard !DispatchField.reserved.contains(name), used.insert(name).inserted else { continue }
-            fields.append(name: name, value: Self.fieldValue(member.value))
+        if dispatch.customData.isEmpty {
+            // The lifecycle data points alone: their names are distinct and none is reserved
+            // (`DispatchJournalEntryTests`), so no set of the names used is needed.
+            for member in payload {
+                fields.append(name: member.fieldName ?? PayloadKeyNames.fieldName(of: member.key), value: Self.fieldValue(member.value))
+            }
+        } else {
+            var used = Set<String>(minimumCapacity: payload.count)
+            for member in payload {
+                let name = member.fieldName ?? PayloadKeyNames.fieldName(of: member.key)
+                guard !DispatchField.reserved.contains(name), used.insert(name).inserted else { continue }
+                fields.append(name: name, value: Self.fieldValue(member.value))
+            }
         }
         // Kept until the journal confirms it: no spare capacity.
         fields.shrinkToFit()

@@ -202,6 +202,29 @@ struct DispatchJournalEntryTests {
         }
     }
 
+    @Test("every lifecycle data point has a field of its own: names distinct, none of the entry's own")
+    func everyDataPointOwnField() throws {
+        var unit = Unit()
+        let observed = unit.observe(.runBegan(version: "1.0"), "2026-03-01T10:00:00.000Z")
+        var dispatch = try #require(observed)
+        var data = try #require(dispatch.lifecycle)
+        (data.daysSinceLaunch, data.daysSinceLastWake, data.daysSinceUpdate) = (1, 2, 3)
+        (data.firstLaunchDate, data.lastLaunchDate, data.lastWakeDate, data.lastSleepDate, data.updateLaunchDate) =
+            (1, 2, 3, 4, 5)
+        (data.secondsAwake, data.priorSecondsAwake) = (6, 7)
+        (data.isFirstLaunch, data.isFirstLaunchUpdate, data.isFirstWakeToday, data.isFirstWakeMonth) = (true, true, true, true)
+        (data.didDetectCrash, data.autotracked) = (true, true)
+        dispatch.lifecycle = data
+        let entry = DispatchJournalEntry(
+            unit: "a.service", dispatch: dispatch, invocationID: Self.invocation, sequence: 1, kind: .launch
+        )
+        let names = entry.fields.map(\.name)
+        let perKey = names.drop { $0 != "LIFECYCLE_PAYLOAD" }.dropFirst()
+        #expect(perKey.count == dispatch.payload.count)
+        #expect(Set(names).count == names.count)
+        #expect(perKey.allSatisfy { !DispatchField.reserved.contains($0) && Self.journaldKeeps($0) })
+    }
+
     @Test("keys that map to one name: the first in sorted key order gets the field")
     func collidingKeys() {
         let data: [String: JSONValue] = ["build_id": .int(3), "build-id": .int(2), "BUILD.ID": .int(1)]
