@@ -6,14 +6,15 @@
 # calls, the state files' fsyncs, the journal's sends and looks), and a count of calls moves by under 1 % between runs
 # where CPU time moves by a quarter (docs/PERFORMANCE.md).
 #
-# Each build runs as lifecycled.service, is warmed up with WARMUP runs of c/churn.c, then `strace -c -f` is attached
-# from the host while it handles RUNS runs, and detached once it is idle. Prints the calls per run by name (those above
-# 0.05 a run) and their total. A benchmark: it asserts nothing. Always powers the container off. Needs root,
+# Each build runs as lifecycled.service and is warmed up with WARMUP runs of c/churn.c. It then handles RUNS runs
+# untraced, for its user and system CPU time per run (/proc, clock ticks: a coarse split), and RUNS more with
+# `strace -c -f` attached from the host, detached once it is idle. Prints the calls per run by name (those above 0.05 a
+# run) and their total. A benchmark: it asserts nothing. Always powers the container off. Needs root,
 # systemd-container, strace, cc and libsystemd-dev.
 #
 # Usage: Benchmarks/container/syscalls.sh BUILD_DIR [BASELINE_DIR]
 #   Each directory holds static release binaries of lifecycled and lifecyclectl (swift build -c release
-#   --static-swift-stdlib --scratch-path .build-release). Environment: RUNS (400), WARMUP (20), WINDOW (16).
+#   --static-swift-stdlib --scratch-path .build-release). Environment: RUNS (1000), WARMUP (20), WINDOW (16).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,7 +24,7 @@ source "$repo/Tests/Integration/lib/container.sh"
 # shellcheck source=Benchmarks/container/lib.sh
 source "$here/lib.sh"
 
-RUNS=${RUNS:-400}
+RUNS=${RUNS:-1000}
 WARMUP=${WARMUP:-20}
 WINDOW=${WINDOW:-16}
 readonly BIN=/opt/lifecycled-build
@@ -64,6 +65,15 @@ container_boot "lc-syscalls-$$" "$work/bin" --bind-ro="$repo:/opt/lifecycled-src
 printf '%s\n' '{"watch": ["lc-churn-*.service"]}' |
     c_exec_stdin install -D -m 0644 /dev/stdin /etc/lifecycled/lifecycled.json
 
+# User and system CPU time of a process and its threads, dead ones included, in clock ticks: "USER SYSTEM".
+cpu_split() {
+    local stat fields
+    stat=$(<"/proc/$1/stat")
+    stat=${stat##*) }
+    read -r -a fields <<<"$stat"
+    printf '%s %s\n' "${fields[11]}" "${fields[12]}"
+}
+
 # Waits until a process's CPU time has not moved for 3 s.
 wait_idle() {
     local pid=$1 last=-1 now
@@ -80,6 +90,12 @@ for label in "${labels[@]}"; do
     host=$(unit_host_pid lifecycled.service)
     c_exec "$BIN/churn" "lc-churn-warm-$label" "$WARMUP" "$WINDOW" 1 >/dev/null
     wait_idle "$host"
+    read -r -a before < <(cpu_split "$host")
+    c_exec "$BIN/churn" "lc-churn-untraced-$label" "$RUNS" "$WINDOW" 1 >/dev/null
+    wait_idle "$host"
+    read -r -a after < <(cpu_split "$host")
+    say "  $label: CPU per run untraced: user $(((after[0] - before[0]) * TICK_MS * 1000 / RUNS)) µs," \
+        "system $(((after[1] - before[1]) * TICK_MS * 1000 / RUNS)) µs (clock ticks of $TICK_MS ms)"
     strace -c -f -S calls -U name,calls,time-total -o "$work/$label.strace" -p "$host" &
     tracer=$!
     sleep 1
