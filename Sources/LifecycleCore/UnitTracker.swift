@@ -52,7 +52,8 @@ public struct UnitTracker: Sendable {
         var transitions: [MappedTransition] = []
         for snapshot in snapshots where configuration.isWatched(snapshot.name) {
             if mapper.knows(snapshot.name) || !isFirstListing {
-                transitions += withoutRecordedRun(mapper.map(snapshot, listed: true), of: snapshot.name)
+                let mapped = mapper.map(snapshot, listed: true)
+                transitions += withoutRecordedRun(mapped, of: snapshot.name)
             } else {
                 mapper.baseline(snapshot)
             }
@@ -68,7 +69,11 @@ public struct UnitTracker: Sendable {
             mapper.baseline(snapshot)
             return []
         }
-        return withoutRecordedRun(mapper.map(snapshot), of: snapshot.name)
+        // Mapped first: as the argument of a method of `self`, the mapping would mutate the mapper while the call
+        // holds a copy of `self`, and every signal would copy the mapper's memory of every unit (docs/PERFORMANCE.md,
+        // "Per run: fewer signals parsed, bytes copied and files written").
+        let mapped = mapper.map(snapshot)
+        return withoutRecordedRun(mapped, of: snapshot.name)
     }
 
     /// `transitions` less the begin of the run the unit's record already holds, and its end when the record has it
