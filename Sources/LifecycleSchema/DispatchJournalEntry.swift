@@ -57,19 +57,16 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         // and a reader could not tell which key each came from, so only the first key in sorted order gets the
         // field; the others are still in LIFECYCLE_PAYLOAD. Sorted order makes the choice the same on every run and
         // machine, whatever order the dictionary happens to iterate in.
-        if dispatch.customData.isEmpty {
-            // The lifecycle data points alone: their names are distinct and none is reserved
-            // (`DispatchJournalEntryTests`), so no set of the names used is needed.
-            for member in payload {
-                fields.append(name: member.fieldName ?? PayloadKeyNames.fieldName(of: member.key), value: Self.fieldValue(member.value))
-            }
-        } else {
-            var used = Set<String>(minimumCapacity: payload.count)
-            for member in payload {
-                let name = member.fieldName ?? PayloadKeyNames.fieldName(of: member.key)
+        // The lifecycle data points' names are distinct and none is reserved (`DispatchJournalEntryTests`): only a
+        // custom key's name, and a data point's that equals one of those, can be taken already.
+        let names = payload.map { $0.fieldName ?? PayloadKeyNames.fieldName(of: $0.key) }
+        let customNames = zip(payload, names).compactMap { member, name in member.fieldName == nil ? name : nil }
+        var used = Set<String>(minimumCapacity: 2 * customNames.count)
+        for (member, name) in zip(payload, names) {
+            if member.fieldName == nil || customNames.contains(name) {
                 guard !DispatchField.reserved.contains(name), used.insert(name).inserted else { continue }
-                fields.append(name: name, value: Self.fieldValue(member.value))
             }
+            fields.append(name: name, value: Self.fieldValue(member.value))
         }
         // Kept until the journal confirms it: no spare capacity.
         fields.shrinkToFit()
@@ -113,9 +110,10 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         var members: [PayloadMember] = []
         members.reserveCapacity(32 + dispatch.customData.count)
         let custom = dispatch.customData
+        let mayReplace = dispatch.customDataMayReplaceLifecycle
         dispatch.lifecycle?.forEachField { key, field in
             let names = PayloadKeyNames.names(of: key)
-            if !custom.isEmpty, custom[names.key] != nil { return }
+            if mayReplace, custom[names.key] != nil { return }
             members.append((names.key, names.fieldName, field.jsonValue))
         }
         for (key, value) in custom {

@@ -235,6 +235,31 @@ struct DispatchJournalEntryTests {
         #expect(entry.fields.filter { $0.name == "LIFECYCLE_BUILD_ID" }.map(\.value) == ["1"])
     }
 
+    @Test("a custom key named like a data point: the first in sorted key order gets the field, one of the same key replaces it")
+    func customKeysBesideDataPoints() throws {
+        var unit = Unit()
+        let observed = unit.observe(.runBegan(version: "1.0"), "2026-03-01T10:00:00.000Z")
+        var dispatch = try #require(observed)
+        // `LIFECYCLE-WAKECOUNT` sorts before the data point `lifecycle_wakecount` and takes its field;
+        // `lifecycle_launchcount` replaces the data point of that key; the others take names of their own.
+        dispatch.customData = [
+            "LIFECYCLE-WAKECOUNT": .string("custom first"), "lifecycle_launchcount_": .string("not a data point"),
+            "lifecycle_launchcount": .int(-1), "run_duration_seconds": .double(0.5),
+        ]
+        let entry = DispatchJournalEntry(
+            unit: "a.service", dispatch: dispatch, invocationID: Self.invocation, sequence: 1, kind: .launch
+        )
+        let fields = Dictionary(entry.fields.map { ($0.name, [$0.value]) }, uniquingKeysWith: +)
+        #expect(fields["LIFECYCLE_WAKECOUNT"] == ["custom first"])
+        #expect(fields["LIFECYCLE_LAUNCHCOUNT"] == ["-1"])
+        #expect(fields["LIFECYCLE_LAUNCHCOUNT_"] == ["not a data point"])
+        #expect(fields["LIFECYCLE_RUN_DURATION_SECONDS"] == ["0.5"])
+        #expect(fields["LIFECYCLE_SLEEPCOUNT"] == ["0"])
+        #expect(fields["LIFECYCLE_PAYLOAD"]?.first?.contains(#""lifecycle_wakecount":1"#) == true)
+        let names = entry.fields.map(\.name)
+        #expect(Set(names).count == names.count)
+    }
+
     @Test("a custom event named like a lifecycle event is still a custom event")
     func customNamedLaunch() {
         let dispatch = Dispatch(name: "launch", time: 0, lifecycle: nil, customData: [:])

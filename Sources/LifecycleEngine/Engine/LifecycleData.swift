@@ -105,6 +105,13 @@ public struct Dispatch: Sendable, Equatable {
         self.customData = customData
     }
 
+    /// Whether a key of the custom data may be a lifecycle data point's, which it then replaces: every data point's
+    /// key begins with `lifecycle_` or is `autotracked`. Looking each data point up in the custom data costs more than
+    /// the rest of a payload's making when none can be.
+    public var customDataMayReplaceLifecycle: Bool {
+        customData.keys.contains { $0.hasPrefix("lifecycle_") || $0 == "autotracked" }
+    }
+
     /// The whole payload as one JSON object.
     public var payload: [String: JSONValue] {
         var payload: [String: JSONValue] = [:]

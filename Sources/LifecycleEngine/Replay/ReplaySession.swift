@@ -71,8 +71,7 @@ public struct ReplaySession {
         out.quotedDate(dispatch.time, .iso8601Milliseconds)
         out.raw(",\"data\":{")
         var first = true
-        // Looking every data point up in the custom data is costly; only do it when the custom data could clash.
-        let mayOverride = dispatch.customData.keys.contains { $0.hasPrefix("lifecycle_") || $0 == "autotracked" }
+        let mayOverride = dispatch.customDataMayReplaceLifecycle
         dispatch.lifecycle?.forEachField { key, field in
             if mayOverride, dispatch.customData[key.description] != nil { return }
             if !first { out.byte(UInt8(ascii: ",")) }
