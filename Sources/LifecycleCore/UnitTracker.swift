@@ -71,7 +71,7 @@ public struct UnitTracker: Sendable {
         }
         // Mapped first: as the argument of a method of `self`, the mapping would mutate the mapper while the call
         // holds a copy of `self`, and every signal would copy the mapper's memory of every unit (docs/PERFORMANCE.md,
-        // "Per run: fewer signals parsed, bytes copied and files written").
+        // "Per run: no copy of every unit's memory, less of each signal parsed").
         let mapped = mapper.map(snapshot)
         return withoutRecordedRun(mapped, of: snapshot.name)
     }

@@ -212,7 +212,8 @@ struct DispatchJournalEntryTests {
         (data.firstLaunchDate, data.lastLaunchDate, data.lastWakeDate, data.lastSleepDate, data.updateLaunchDate) =
             (1, 2, 3, 4, 5)
         (data.secondsAwake, data.priorSecondsAwake) = (6, 7)
-        (data.isFirstLaunch, data.isFirstLaunchUpdate, data.isFirstWakeToday, data.isFirstWakeMonth) = (true, true, true, true)
+        (data.isFirstLaunch, data.isFirstLaunchUpdate) = (true, true)
+        (data.isFirstWakeToday, data.isFirstWakeMonth) = (true, true)
         (data.didDetectCrash, data.autotracked) = (true, true)
         dispatch.lifecycle = data
         let entry = DispatchJournalEntry(
@@ -235,7 +236,7 @@ struct DispatchJournalEntryTests {
         #expect(entry.fields.filter { $0.name == "LIFECYCLE_BUILD_ID" }.map(\.value) == ["1"])
     }
 
-    @Test("a custom key named like a data point: the first in sorted key order gets the field, one of the same key replaces it")
+    @Test("a custom key named like a data point: the first in key order gets the field; one of its key replaces it")
     func customKeysBesideDataPoints() throws {
         var unit = Unit()
         let observed = unit.observe(.runBegan(version: "1.0"), "2026-03-01T10:00:00.000Z")

@@ -158,12 +158,15 @@ struct SystemdUnitSourceTests {
             )
             try await fixture.systemd.emitPropertiesChanged(
                 unit: "oneshot-1.service", interface: "org.freedesktop.systemd1.Unit",
-                UnitFixtures.unitPropertiesInPID1Order(active: "failed", sub: "failed", invocation: invocation, monotonic: 9)
+                UnitFixtures.unitPropertiesInPID1Order(
+                    active: "failed", sub: "failed", invocation: invocation, monotonic: 9
+                )
             )
             var ended = UnitSnapshot(
                 name: "oneshot-1.service", activeState: .failed, subState: "failed",
                 invocationID: String(repeating: "0d", count: 16), result: "exit-code", nRestarts: 0,
-                execMainCode: 1, execMainStatus: 3, mainPID: 0, freezerState: "running", stateChangeTimestamp: 1_000_009,
+                execMainCode: 1, execMainStatus: 3, mainPID: 0, freezerState: "running",
+                stateChangeTimestamp: 1_000_009,
                 stateChangeTimestampMonotonic: 9, jobID: 0
             )
             ended.inactiveExitMonotonic = 1

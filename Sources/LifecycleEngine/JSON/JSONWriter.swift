@@ -36,7 +36,8 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    private static let lineBreakAndSpaces: [UInt8] = [UInt8(ascii: "\n")] + Array(repeating: UInt8(ascii: " "), count: 64)
+    private static let lineBreakAndSpaces: [UInt8] =
+        [UInt8(ascii: "\n")] + Array(repeating: UInt8(ascii: " "), count: 64)
 
     public mutating func integer(_ value: Int64) {
         if value == 0 {
@@ -105,7 +106,8 @@ public struct JSONWriter: Sendable {
     }
 
     /// Whether any of the eight bytes in `word` is a control character, `"` or `\\`: the classic test for a zero byte,
-    /// `(v - 0x01…) & ~v & 0x80…`, applied to `word` XOR each character, and to `word` against 0x20 for the controls.
+    /// `(v - 0x01…) & ~v & 0x80…`, applied to `word` XOR each character, and to `word` against 0x20 for the
+    /// controls.
     /// Exact for bytes below 0x80; a byte at or above it (UTF-8 beyond ASCII) can only make it say yes, and then the
     /// bytes are looked at one by one.
     static func needsEscape(_ word: UInt64) -> Bool {

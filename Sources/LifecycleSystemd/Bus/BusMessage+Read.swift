@@ -216,8 +216,8 @@ extension BusMessage {
     ///
     /// The read stops once every wanted property has come, leaving the message inside the map: PID 1 sends the
     /// properties in a fixed order, and those after the last wanted one are its costliest to skip (`Conditions`,
-    /// `Asserts`, the `Exec*` command lines), docs/PERFORMANCE.md, "Per run: fewer signals parsed, bytes copied and
-    /// files written". Nothing may be read from the message after this.
+    /// `Asserts`, the `Exec*` command lines; docs/PERFORMANCE.md, "Per run: no copy of every unit's memory, less of
+    /// each signal parsed"). Nothing may be read from the message after this.
     func readProperties(
         _ wanted: BusPropertyNames, _ body: (String, BusMessage) throws(SystemdError) -> Void
     ) throws(SystemdError) {
@@ -260,7 +260,8 @@ struct BusPropertyNames: Sendable {
 
     /// The index in ``names`` of the wanted name equal to `name`, or nil.
     func index(of name: UnsafePointer<CChar>) -> Int? {
-        for (index, cName) in cNames.enumerated() where cName.withUnsafeBufferPointer({ strcmp($0.baseAddress!, name) }) == 0 {
+        for (index, cName) in cNames.enumerated()
+        where cName.withUnsafeBufferPointer({ strcmp($0.baseAddress!, name) }) == 0 {
             return index
         }
         return nil

@@ -19,12 +19,13 @@ extension BusObjectPath {
     /// path lies: the rest after `prefix` and a `/` with every `_xx` unescaped, "" for `prefix` itself or a rest of
     /// `_`, nil for a path not under it. Every `PropertiesChanged` of every unit on the host is decoded to learn
     /// whether it is watched; `sd_bus_path_decode` cost a copy, a `malloc` and a `String` made from the result
-    /// each time (docs/PERFORMANCE.md, "Per run: fewer signals parsed, bytes copied and files written").
+    /// each time (docs/PERFORMANCE.md, "Per run: no copy of every unit's memory, less of each signal parsed").
     static func decode(_ path: UnsafePointer<CChar>, prefix: [UInt8]) -> String? {
         let length = strlen(path)
         return path.withMemoryRebound(to: UInt8.self, capacity: length) { start in
             let bytes = UnsafeBufferPointer(start: start, count: length)
-            guard length >= prefix.count, prefix.withUnsafeBufferPointer({ memcmp($0.baseAddress!, start, prefix.count) }) == 0
+            guard length >= prefix.count,
+                  prefix.withUnsafeBufferPointer({ memcmp($0.baseAddress!, start, prefix.count) }) == 0
             else { return nil }
             if length == prefix.count { return "" }
             guard bytes[prefix.count] == UInt8(ascii: "/") else { return nil }

@@ -84,12 +84,13 @@ extension UnitSourceMachine {
     /// the driver parses the type interface's `PropertiesChanged` it held for them first (docs/PERFORMANCE.md,
     /// "Fewer signals parsed").
     ///
-    /// Only a snapshot that shows a run's end reads them (how the run ended: ``UnitSnapshot/endTransition``, a start
-    /// refused by the start limit, a failed `ExecCondition=` check) that was not shown already, a job that did not
-    /// finish as `done` (why a timer's start failed), and a unit a reload parks. systemd sends every value of the type interface in each `PropertiesChanged` of it, just
-    /// before the `.Unit` one, so the signal before a `.Unit` signal that shows no end may go unparsed: the next
-    /// type signal carries its values again. A resync that only checks a unit keeps its values only while its state
-    /// is the one the last signal showed, and reads them otherwise, so an end never takes a value left unparsed.
+    /// Only a snapshot that shows a run's end not shown before reads them (how the run ended:
+    /// ``UnitSnapshot/endTransition``, a start refused by the start limit, a failed `ExecCondition=` check), a job that
+    /// did not finish as `done` (why a timer's start failed), and a unit a reload parks. systemd sends every value of
+    /// the type interface in each `PropertiesChanged` of it, just before the `.Unit` one, so the signal before a
+    /// `.Unit` signal that shows no new end may go unparsed: the next type signal carries its values again. A resync
+    /// that only checks a unit keeps its values only while its state is the one the last signal showed, and reads
+    /// them otherwise, so an end never takes a value left unparsed.
     func typeValuesUse(of input: UnitSourceInput) -> TypeValuesUse {
         switch input {
         case .propertiesChanged(let name, .unit(let values)):

@@ -63,11 +63,13 @@ enum UnitFixtures {
     ) -> [(String, BusValue)] {
         [
             ("ActiveState", .string(active)), ("FreezerState", .string("running")), ("SubState", .string(sub)),
-            ("StateChangeTimestamp", .uint64(monotonic + 1_000_000)), ("StateChangeTimestampMonotonic", .uint64(monotonic)),
+            ("StateChangeTimestamp", .uint64(monotonic + 1_000_000)),
+            ("StateChangeTimestampMonotonic", .uint64(monotonic)),
             ("InactiveExitTimestamp", .uint64(1_000_001)), ("InactiveExitTimestampMonotonic", .uint64(1)),
             ("ActiveEnterTimestamp", .uint64(1_000_002)), ("ActiveEnterTimestampMonotonic", .uint64(2)),
             ("ActiveExitTimestamp", .uint64(0)), ("ActiveExitTimestampMonotonic", .uint64(0)),
-            ("InactiveEnterTimestamp", .uint64(monotonic + 1_000_000)), ("InactiveEnterTimestampMonotonic", .uint64(monotonic)),
+            ("InactiveEnterTimestamp", .uint64(monotonic + 1_000_000)),
+            ("InactiveEnterTimestampMonotonic", .uint64(monotonic)),
             ("Job", .structure([.uint32(0), .objectPath("/")])),
             ("ConditionResult", .bool(true)), ("AssertResult", .bool(true)),
             ("ConditionTimestamp", .uint64(1_000_001)), ("ConditionTimestampMonotonic", .uint64(1)),
@@ -91,7 +93,8 @@ enum UnitFixtures {
             ]),
         ])
         return [
-            ("MainPID", .uint32(0)), ("ControlPID", .uint32(0)), ("StatusText", .string("")), ("StatusErrno", .int32(0)),
+            ("MainPID", .uint32(0)), ("ControlPID", .uint32(0)), ("StatusText", .string("")),
+            ("StatusErrno", .int32(0)),
             ("Result", .string(result)), ("ReloadResult", .string("success")), ("CleanResult", .string("success")),
             ("UID", .uint32(0)), ("GID", .uint32(0)), ("NRestarts", .uint32(0)),
             ("ExecMainStartTimestamp", .uint64(1_000_001)), ("ExecMainStartTimestampMonotonic", .uint64(1)),
