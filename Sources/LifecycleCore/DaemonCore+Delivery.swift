@@ -45,17 +45,31 @@ extension DaemonCore {
         outbox.isFullForRecovery(journalShowsNothing: health.degradations[.journal] != nil)
     }
 
-    /// The confirmation timer fired, or recovery waits: look for every entry not yet confirmed.
+    /// The confirmation timer fired, or recovery waits: look for every entry not yet confirmed. While a look waits for
+    /// its answer, the next is made when the answer comes (docs/architecture.md, "Rules the core keeps").
     mutating func lookForUnconfirmed() {
+        guard !look.isWaiting else {
+            look.isAskedAgain = true
+            return
+        }
         let (dispatches, probe) = outbox.takeForConfirmation(now: uptime)
         // A recovery waits for every round of 16 dispatches to be confirmed: a sync per round (a device flush) made a
         // day-one history five times slower to READY (docs/PERFORMANCE.md). Its dispatches are made durable by the
         // first look's sync after it (a sync covers every file journald wrote) or by journald's own.
-        if !dispatches.isEmpty { effects.append(.lookUp(dispatches, probe: probe, sync: !isRecovering)) }
+        guard !dispatches.isEmpty else { return }
+        look.isWaiting = true
+        effects.append(.lookUp(dispatches, probe: probe, sync: !isRecovering))
     }
 
     mutating func lookedUp(_ dispatches: [PendingDispatch], check: JournalCheck?) {
-        defer { armConfirmation() }
+        look.isWaiting = false
+        defer {
+            if look.isAskedAgain {
+                look.isAskedAgain = false
+                lookForUnconfirmed()
+            }
+            armConfirmation()
+        }
         guard let check else {
             log(.warning, "Failed to check that the journal holds \(dispatches.count) dispatches; looking again later")
             outbox.lookFailed(recovering: isRecovering)
@@ -150,8 +164,17 @@ extension DaemonCore {
     }
 
     mutating func armConfirmation() {
+        // The answer of the look that waits arms what comes next.
+        guard !look.isWaiting else { return }
         if let at = outbox.confirmationToArm(now: uptime, recovering: isRecovering) {
             effects.append(.arm(.confirmDelivery, at: at))
         }
     }
+}
+
+/// A look at the journal that waits for its answer (``DaemonCore/lookForUnconfirmed()``).
+struct LookInFlight: Sendable, Equatable {
+    var isWaiting = false
+    /// A look was asked for while one waited: made as soon as the answer comes.
+    var isAskedAgain = false
 }

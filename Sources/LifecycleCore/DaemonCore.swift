@@ -61,6 +61,9 @@ public struct DaemonCore: Sendable {
     public internal(set) var tracker: UnitTracker
     public internal(set) var dispatchCount = 0
     var outbox: Outbox
+    /// Whether a look at the journal (``DaemonEffect/lookUp(_:probe:sync:)``) waits for its answer, and whether
+    /// another was asked for meanwhile: the driver looks on a thread of its own, one look at a time.
+    var look = LookInFlight()
     var work = Queue<Work>()
     /// Inputs that came while work was waiting, in order.
     var deferred = Queue<DaemonInput>()

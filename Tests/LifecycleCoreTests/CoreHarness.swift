@@ -76,6 +76,10 @@ struct CoreHarness {
     var journalStores = true
     /// Each look-up, in order.
     var lookUps: [[PendingDispatch]] = []
+    /// Look-ups held unanswered, when ``holdLookUps`` is set (the driver looks on a thread of its own, and its
+    /// answer comes as a later input); ``answerHeldLookUp()`` answers the oldest.
+    var holdLookUps = false
+    var heldLookUps: [(dispatches: [PendingDispatch], probe: UInt64?)] = []
     /// How many further look-ups find nothing new (journald stalled): each written entry shows only after them.
     var stallLookUps = 0
     /// Whether a look that finds entries gets the journal synced (``JournalCheck/synced``).
@@ -164,15 +168,11 @@ struct CoreHarness {
         case .lookUp(let dispatches, let probe, _):
             if !milestones.contains("leftovers") { milestones.append("leftovers") }
             lookUps.append(dispatches)
-            guard journalReadable else { return .lookedUp(dispatches, nil) }
-            var keys = Set(journal.map { "\($0.unit)#\($0.sequence)" }).union(alreadyJournaled).subtracting(notYetWritten)
-            let stalled = stallLookUps > 0 && lookUps.count % (stallLookUps + 1) != 0
-            if stalled { keys = alreadyJournaled }
-            return .lookedUp(dispatches, JournalCheck(
-                found: dispatches.map { keys.contains("\($0.unit)#\($0.sequence)") }, heldSince: journalHeldSince,
-                earlierProcessesDone: earlierProcessesDone, probeFound: !stalled && probe.map(probes.contains) == true,
-                synced: journalSyncs
-            ))
+            if holdLookUps {
+                heldLookUps.append((dispatches, probe))
+                return nil
+            }
+            return lookedUp(dispatches, probe: probe)
         case .prefetchVersions(let runs): prefetched.append(runs)
         case .readVersion(let unit, _, _):
             versionReads.append(unit)
@@ -255,6 +255,25 @@ struct CoreHarness {
         case .markTracking, .exit: break
         }
         return nil
+    }
+
+    /// The journal's answer to a look-up of `dispatches`, as it stands now.
+    private func lookedUp(_ dispatches: [PendingDispatch], probe: UInt64?) -> DaemonInput {
+        guard journalReadable else { return .lookedUp(dispatches, nil) }
+        var keys = Set(journal.map { "\($0.unit)#\($0.sequence)" }).union(alreadyJournaled).subtracting(notYetWritten)
+        let stalled = stallLookUps > 0 && lookUps.count % (stallLookUps + 1) != 0
+        if stalled { keys = alreadyJournaled }
+        return .lookedUp(dispatches, JournalCheck(
+            found: dispatches.map { keys.contains("\($0.unit)#\($0.sequence)") }, heldSince: journalHeldSince,
+            earlierProcessesDone: earlierProcessesDone, probeFound: !stalled && probe.map(probes.contains) == true,
+            synced: journalSyncs
+        ))
+    }
+
+    /// Answers the oldest look-up held (``holdLookUps``), as the journal stands now.
+    mutating func answerHeldLookUp() {
+        let (dispatches, probe) = heldLookUps.removeFirst()
+        send(lookedUp(dispatches, probe: probe))
     }
 
     /// Fires `timer` at the time it is armed for (now, when it is not armed).

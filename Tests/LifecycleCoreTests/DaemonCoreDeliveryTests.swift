@@ -59,6 +59,27 @@ struct DaemonCoreDeliveryTests {
         #expect(h.armed[.confirmDelivery] == nil || h.lookUps.count == 1)
     }
 
+    @Test("one look at a time: a look asked for while one waits for its answer is made when the answer comes")
+    func oneLookAtATime() throws {
+        var h = try tracking()
+        h.holdLookUps = true
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.fire(.confirmDelivery)
+        #expect(h.heldLookUps.count == 1)
+        // A change and the timer while the look waits: no second look, no timer armed for one.
+        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        h.send(.timer(.confirmDelivery))
+        #expect(h.heldLookUps.count == 1)
+        #expect(h.armed[.confirmDelivery] == nil)
+        // The answer delivers the launch, and the look asked for meanwhile is made at once: the sleep.
+        h.answerHeldLookUp()
+        #expect(h.saved.last?.pendingDispatches.map { $0["LIFECYCLE_SEQUENCE"] } == ["2"])
+        #expect(h.heldLookUps.map { $0.dispatches.map(\.sequence) } == [[2]])
+        h.answerHeldLookUp()
+        #expect(h.saved.last?.pendingDispatches.isEmpty == true)
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a"], "each sent once")
+    }
+
     @Test("a dispatch found but not synced stays in its state file and is not sent again; the next synced look delivers it")
     func foundButNotSynced() throws {
         var h = try tracking()

@@ -29,7 +29,7 @@ extension LifecycleDaemon {
         case .send(let dispatches):
             return send(dispatches)
         case .lookUp(let dispatches, let probe, let sync):
-            return .lookedUp(dispatches, lookUp(dispatches, probe: probe, sync: sync))
+            lookUpOffTheLoop(dispatches, probe: probe, sync: sync)
         case .writeProbe(let number, let missing):
             do {
                 try journal.send(JournalProbeEntry.fields(number: number, missing: missing))
@@ -171,87 +171,25 @@ extension LifecycleDaemon {
         return .sent(count: dispatches.count, refused: false)
     }
 
-    /// Whether the journal holds `dispatches` and probe `probe`, how far back it goes, and whether it shows that an
-    /// earlier lifecycled's entries were all taken (PID 1's entries about this process's run, by its `INVOCATION_ID`).
-    ///
-    /// The journal grows while it is read, so the evidence is asked for first and the dispatches newest first: an
-    /// entry found then proves that every entry sent before it was taken before the look at them, and a missing one
-    /// beside it was dropped. Asked the other way round, an entry written between two looks seems dropped.
-    private func lookUp(_ dispatches: [PendingDispatch], probe: UInt64?, sync: Bool) -> JournalCheck? {
-        var queries: [[String]] = []
-        if let probe { queries.append(JournalProbeEntry.query(number: probe, pid: getpid())) }
-        let evidence = Self.ownRunQuery
-        if let evidence { queries.append(evidence) }
-        let evidenceCount = queries.count
-        queries += dispatches.reversed().map(\.journalQuery)
-        let found: [Bool]
-        let oldest: UInt64?
-        do {
-            (found, oldest) = try JournalReader(logging: logger).holdings(of: queries)
-        } catch {
-            logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
-            return nil
-        }
-        let dispatchesFound = Array(found[evidenceCount...].reversed())
-        // Looked, then synced: what the look found was in journald's files before the sync was asked for, so the
-        // sync covers it. Synced first, an entry journald wrote between the sync and the look would be found and
-        // counted delivered while still only in memory. No sync when nothing was found: nothing is to be counted.
-        let synced = sync && dispatchesFound.contains(true) ? syncJournal() : true
-        return JournalCheck(
-            found: dispatchesFound, heldSince: oldest.map { Milliseconds($0 / 1_000) },
-            earlierProcessesDone: evidence != nil && found[probe == nil ? 0 : 1],
-            probeFound: probe != nil && found[0], synced: synced
-        )
-    }
-
-    /// Asks journald to sync and fsyncs its files (``JournalSynchronizer``): whether what a look found may be counted
-    /// delivered. A failure, journald's lack of the call and each return to normal are logged once.
-    private func syncJournal() -> Bool {
-        let start = BusThread.monotonicMicroseconds()
-        let outcome = journalSynchronizer.synchronize()
-        let took = BusThread.monotonicMicroseconds() - start
-        defer { lastJournalSync = outcome }
-        switch outcome {
-        case .synced:
-            logger.debug("Synced the journal in \(took) µs")
-            if case .failed? = lastJournalSync {
-                logger.notice("journald syncs its files again: dispatches found in the journal are delivered")
+    /// Starts a look for `dispatches` on the looks' thread (``JournalLooker``); its answer comes as an input. The
+    /// thread is started at the first look; if it cannot be, the looks run on the loop's thread, as one task each.
+    private func lookUpOffTheLoop(_ dispatches: [PendingDispatch], probe: UInt64?, sync: Bool) {
+        let looker = looker ?? {
+            var lookerThread = thread
+            do {
+                lookerThread = try BusThread(name: "lifecycled-journal")
+            } catch {
+                logger.warning("Failed to start a thread to look at the journal (\(error)): looking on the loop's")
             }
-            return true
-        case .unaskable(let reason):
-            if lastJournalSync != outcome {
-                let message = "journald cannot be asked to sync its files (\(reason)): a dispatch found in the "
-                    + "journal counts as delivered once lifecycled has fsync'd the journal's files itself"
-                logger.notice("\(message)")
-            }
-            return true
-        case .volatile:
-            if lastJournalSync != outcome {
-                let message = "The journal is volatile (no /var/log/journal/MACHINE-ID): a power cut takes it whole, "
-                    + "so journald is not asked to sync"
-                logger.info("\(message)")
-            }
-            return true
-        case .failed(let reason):
-            if case .failed? = lastJournalSync {
-                logger.debug("Failed to sync the journal: \(reason) (\(took) µs)")
-            } else {
-                let message = "Failed to sync the journal (\(reason)): dispatches found in the journal are kept as "
-                    + "pending and looked for again until journald syncs them"
-                logger.warning("\(message)")
-            }
-            return false
+            let new = JournalLooker(thread: lookerThread, logger: logger)
+            self.looker = new
+            return new
+        }()
+        let input = input
+        Task(executorPreference: looker.thread) {
+            input.yield(.lookedUp(dispatches, await looker.check(dispatches, probe: probe, sync: sync)))
         }
     }
-
-    /// PID 1's entries about this process's run of lifecycled.service (`_PID=1 INVOCATION_ID=…`); nil when systemd did
-    /// not start this process (no `$INVOCATION_ID`).
-    private static let ownRunQuery: [String]? = {
-        guard let id = getenv("INVOCATION_ID").map({ String(cString: $0) }), id.count == 32,
-            id.allSatisfy(\.isHexDigit)
-        else { return nil }
-        return ["_PID=1", "INVOCATION_ID=\(id)"]
-    }()
 
     /// Where the position in PID 1's journal that the next start recovers from is kept.
     private var positionFile: JournalPositionFile { JournalPositionFile(directory: store.directory) }

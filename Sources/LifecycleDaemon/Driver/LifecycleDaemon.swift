@@ -14,8 +14,9 @@ import Logging
 /// (``performOnBus(_:)``). So no input is ever handled between two halves of a transition.
 ///
 /// Everything runs on one thread, ``thread``: this actor, the unit source and the D-Bus interface all have it as their
-/// executor, and timers and Unix signals are sources of its poll loop. Nothing runs on Swift's global executor, whose
-/// first job would arm a once-a-second libdispatch timer for the life of the process.
+/// executor, and timers and Unix signals are sources of its poll loop. Only the looks at the journal run beside it,
+/// on a thread of their own (``JournalLooker``). Nothing runs on Swift's global executor, whose first job would arm a
+/// once-a-second libdispatch timer for the life of the process.
 public actor LifecycleDaemon {
     let options: DaemonOptions
     let logger: Logger
@@ -47,11 +48,8 @@ public actor LifecycleDaemon {
     var compactedShards: [String: Int] = [:]
     /// Why the first subscription to systemd failed: ``run()`` stops and throws it.
     var startFailure: (any Error)?
-    /// Makes the journal's files durable before a look counts what it found as delivered (docs/journal.md, "A power
-    /// cut").
-    let journalSynchronizer = JournalSynchronizer(directories: JournalSynchronizer.persistentDirectories())
-    /// How the last synchronization went, so that a failure, or journald's lack of the call, is said once.
-    var lastJournalSync: JournalSynchronizer.Outcome?
+    /// Looks for dispatches in the journal off the loop; started at the first look (``JournalLooker``).
+    var looker: JournalLooker?
     /// The thread of the loop, its bus connections, timers and signals.
     public nonisolated let thread: BusThread
     private nonisolated let ownsThread: Bool
@@ -130,6 +128,8 @@ public actor LifecycleDaemon {
 
     /// Ends the loop's thread when the daemon started it; call it after ``run()`` returned, from outside the thread.
     public nonisolated func close() async {
+        // The looks' thread first: its looker is asked for on the loop's.
+        if let lookerThread = await looker?.thread, lookerThread !== thread { await lookerThread.shutdown() }
         if ownsThread { await thread.shutdown() }
     }
 

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Glibc
+import LifecycleCore
+import LifecycleEngine
+import LifecycleSchema
+import LifecycleSystemd
+import Logging
+
+/// Looks for dispatches in the journal, and has it synced, on a thread of its own (`lifecycled-journal`): the loop
+/// takes the changes that come meanwhile. A look reads the journal's index for every dispatch not confirmed yet, and
+/// its sync waits for journald's fsync, 3.5 ms at the median and up to 13 ms on a disk; on the loop, a state change
+/// that came during one waited for it (docs/PERFORMANCE.md, "Per run: no copy of every unit's memory, less of each
+/// signal parsed"). The core makes one look at a time and takes its answer as an input (docs/architecture.md, "Rules
+/// the core keeps"), so a look never runs beside another.
+actor JournalLooker {
+    /// The thread the looks run on; the loop's own when a thread of its own could not be started.
+    nonisolated let thread: BusThread
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+    private let logger: Logger
+    /// Makes the journal's files durable before a look counts what it found as delivered (docs/journal.md, "A power
+    /// cut").
+    private let synchronizer = JournalSynchronizer(directories: JournalSynchronizer.persistentDirectories())
+    /// How the last synchronization went, so that a failure, or journald's lack of the call, is said once.
+    private var lastSync: JournalSynchronizer.Outcome?
+
+    init(thread: BusThread, logger: Logger) {
+        self.thread = thread
+        self.logger = logger
+    }
+
+    /// Whether the journal holds `dispatches` and probe `probe`, how far back it goes, and whether it shows that an
+    /// earlier lifecycled's entries were all taken (PID 1's entries about this process's run, by its `INVOCATION_ID`).
+    ///
+    /// The journal grows while it is read, so the evidence is asked for first and the dispatches newest first: an
+    /// entry found then proves that every entry sent before it was taken before the look at them, and a missing one
+    /// beside it was dropped. Asked the other way round, an entry written between two looks seems dropped.
+    func check(_ dispatches: [PendingDispatch], probe: UInt64?, sync: Bool) -> JournalCheck? {
+        var queries: [[String]] = []
+        if let probe { queries.append(JournalProbeEntry.query(number: probe, pid: getpid())) }
+        let evidence = Self.ownRunQuery
+        if let evidence { queries.append(evidence) }
+        let evidenceCount = queries.count
+        queries += dispatches.reversed().map(\.journalQuery)
+        let found: [Bool]
+        let oldest: UInt64?
+        do {
+            (found, oldest) = try JournalReader(logging: logger).holdings(of: queries)
+        } catch {
+            logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
+            return nil
+        }
+        let dispatchesFound = Array(found[evidenceCount...].reversed())
+        // Looked, then synced: what the look found was in journald's files before the sync was asked for, so the
+        // sync covers it. Synced first, an entry journald wrote between the sync and the look would be found and
+        // counted delivered while still only in memory. No sync when nothing was found: nothing is to be counted.
+        let synced = sync && dispatchesFound.contains(true) ? syncJournal() : true
+        return JournalCheck(
+            found: dispatchesFound, heldSince: oldest.map { Milliseconds($0 / 1_000) },
+            earlierProcessesDone: evidence != nil && found[probe == nil ? 0 : 1],
+            probeFound: probe != nil && found[0], synced: synced
+        )
+    }
+
+    /// Asks journald to sync and fsyncs its files (``JournalSynchronizer``): whether what a look found may be counted
+    /// delivered. A failure, journald's lack of the call and each return to normal are logged once.
+    private func syncJournal() -> Bool {
+        let start = BusThread.monotonicMicroseconds()
+        let outcome = synchronizer.synchronize()
+        let took = BusThread.monotonicMicroseconds() - start
+        defer { lastSync = outcome }
+        switch outcome {
+        case .synced:
+            logger.debug("Synced the journal in \(took) µs")
+            if case .failed? = lastSync {
+                logger.notice("journald syncs its files again: dispatches found in the journal are delivered")
+            }
+            return true
+        case .unaskable(let reason):
+            if lastSync != outcome {
+                let message = "journald cannot be asked to sync its files (\(reason)): a dispatch found in the "
+                    + "journal counts as delivered once lifecycled has fsync'd the journal's files itself"
+                logger.notice("\(message)")
+            }
+            return true
+        case .volatile:
+            if lastSync != outcome {
+                let message = "The journal is volatile (no /var/log/journal/MACHINE-ID): a power cut takes it whole, "
+                    + "so journald is not asked to sync"
+                logger.info("\(message)")
+            }
+            return true
+        case .failed(let reason):
+            if case .failed? = lastSync {
+                logger.debug("Failed to sync the journal: \(reason) (\(took) µs)")
+            } else {
+                let message = "Failed to sync the journal (\(reason)): dispatches found in the journal are kept as "
+                    + "pending and looked for again until journald syncs them"
+                logger.warning("\(message)")
+            }
+            return false
+        }
+    }
+
+    /// PID 1's entries about this process's run of lifecycled.service (`_PID=1 INVOCATION_ID=…`); nil when systemd did
+    /// not start this process (no `$INVOCATION_ID`).
+    private static let ownRunQuery: [String]? = {
+        guard let id = getenv("INVOCATION_ID").map({ String(cString: $0) }), id.count == 32,
+            id.allSatisfy(\.isHexDigit)
+        else { return nil }
+        return ["_PID=1", "INVOCATION_ID=\(id)"]
+    }()
+}
