@@ -24,7 +24,8 @@
 # put back as it was before the first install (journald's files written since are deleted). Builds are then compared
 # on the same entries, which separate containers do not give (each makes its own history). HISTORY_PERF=1 records
 # lifecycled with `perf record` from its start to READY (perf-LABEL.data in the work directory; implies HISTORY_KEEP);
-# HISTORY_PERF_GRAPH=dwarf for call graphs through libsystemd, which has no frame pointers.
+# HISTORY_PERF_GRAPH=dwarf for call graphs through libsystemd, which has no frame pointers; HISTORY_PERF_EVENTS=page-faults
+# (say) records those events instead of CPU time.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -192,7 +193,7 @@ install_and_measure() {
         if [[ $state == activating ]] && pid=$(unit_prop lifecycled.service MainPID) && [[ $pid != 0 ]] &&
             hpid=$(host_pid "$pid" 2>/dev/null); then
             if [[ -n ${HISTORY_PERF:-} && -z $perf ]]; then
-                perf record -q --call-graph="${HISTORY_PERF_GRAPH:-fp}" -F 499 -p "$hpid" -o "$work/perf-$label.data" >/dev/null 2>&1 &
+                perf record -q --call-graph="${HISTORY_PERF_GRAPH:-fp}" ${HISTORY_PERF_EVENTS:+-e "$HISTORY_PERF_EVENTS"} -F 499 -p "$hpid" -o "$work/perf-$label.data" >/dev/null 2>&1 &
                 perf=$!
             fi
             cpu=$(cpu_ticks "$hpid" 2>/dev/null || echo "$cpu")
