@@ -19,6 +19,13 @@
 # (100), READY_LIMIT (s, 200);
 # HISTORY_KEEP=1 keeps the runs and dispatches compared, lifecycled's log, and its memory while it recovered
 # (memory.tsv, sampled every 0.2 s), in the work directory it prints.
+# HISTORY_ONE_JOURNAL=1 measures every build given in one container, on one history: made once (a long history takes
+# minutes), then, before each build after the first, lifecycled stopped, its state directory removed and the journal
+# put back as it was before the first install (journald's files written since are deleted). Builds are then compared
+# on the same entries, which separate containers do not give (each makes its own history). HISTORY_PERF=1 records
+# lifecycled with `perf record` from its start to READY (perf-LABEL.data in the work directory; implies HISTORY_KEEP);
+# HISTORY_PERF_GRAPH=dwarf for call graphs through libsystemd, which has no frame pointers; HISTORY_PERF_EVENTS=page-faults
+# (say) records those events instead of CPU time.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -57,6 +64,16 @@ prepare_container() {
         "'${runner/RUNS/$SMALL_RUNS}'" | c_exec_stdin tee /run/systemd/system/lc-hist-small@.service >/dev/null
     c_exec systemctl daemon-reload
     printf '{"watch": ["lc-hist-*.service"]}\n' | c_exec_stdin tee /etc/lifecycled/lifecycled.json >/dev/null
+}
+
+# Minor page faults of a process so far (/proc/PID/stat): each is a page of a mapped file, such as a journal file on
+# tmpfs, mapped in. A count, steadier than CPU time on a busy machine.
+minor_faults() {
+    local stat fields
+    stat=$(<"/proc/$1/stat")
+    stat=${stat##*) }
+    read -r -a fields <<<"$stat"
+    printf '%s\n' "${fields[7]}"
 }
 
 max() { if (($1 > $2)); then echo "$1"; else echo "$2"; fi; }
@@ -104,22 +121,70 @@ check_runs() {
     printf '%s %s %s %s %s\n' "$runs" "$begins" "$ends" "$duplicates" "$missing"
 }
 
-measure() {
-    local build=$1 label=$2 began ready state pid hwm anon=0 shmem=0 now_anon now_shmem largest result started
-    mkdir -p "$work/$label"
-    printf 'seconds\tRssAnon_kB\tRssShmem_kB\tRssFile_kB\tVmHWM_kB\n' >"$work/$label/memory.tsv"
-    cp "$build/lifecycled" "$build/lifecyclectl" "$work/$label/"
-    local journal=()
+# Boots a container (the builds' directory DIR bound at /opt/lifecycled-build) and makes the history in it.
+boot_with_history() {
+    local dir=$1 name=$2 journal=()
     if [[ -n ${HISTORY_PERSISTENT:-} ]]; then
-        mkdir -p "$work/$label-journal"
-        journal=(--bind="$work/$label-journal:/var/log/journal")
+        mkdir -p "$work/$name-journal"
+        journal=(--bind="$work/$name-journal:/var/log/journal")
     fi
-    container_boot "lc-history-$label-$$" "$work/$label" --bind-ro="$repo:/opt/lifecycled-src" "${journal[@]}" >/dev/null
+    container_boot "lc-history-$name-$$" "$dir" --bind-ro="$repo:/opt/lifecycled-src" "${journal[@]}" >/dev/null
     prepare_container
     make_history
+}
+
+# The journal's files as the history left them: the active files archived, so that nothing writes to these again.
+snapshot_journal() {
+    c_exec journalctl --sync
+    c_exec journalctl --rotate
+    c_exec find /run/log/journal /var/log/journal -name '*.journal' ! -name system.journal >"$work/journal-files"
+}
+
+# Before the next build: lifecycled stopped, its state gone, and the journal as snapshot_journal left it (the files
+# journald archived since, which hold the previous build's entries, deleted).
+restore_journal() {
+    c_exec systemctl stop lifecycled.service
+    c_exec rm -rf /var/lib/lifecycled /run/lc-hist/installed /run/lc-hist/largest
+    c_exec journalctl --sync
+    c_exec journalctl --rotate
+    local file
+    for file in $(c_exec find /run/log/journal /var/log/journal -name '*.journal' ! -name system.journal); do
+        grep -qxF "$file" "$work/journal-files" || c_exec rm -f "$file"
+    done
+}
+
+measure() {
+    local build=$1 label=$2
+    mkdir -p "$work/$label"
+    cp "$build/lifecycled" "$build/lifecyclectl" "$work/$label/"
+    boot_with_history "$work/$label" "$label"
+    install_and_measure /opt/lifecycled-build "$label"
+    container_poweroff
+}
+
+# Every build in one container, on one history (HISTORY_ONE_JOURNAL). Each build is copied when its turn comes, so
+# a build may still be made while a long history is.
+measure_on_one_journal() {
+    local labels=(build baseline baseline2 baseline3) index
+    boot_with_history "$work" one
+    snapshot_journal
+    for ((index = 1; index <= $#; index++)); do
+        ((index == 1)) || restore_journal
+        mkdir -p "$work/${labels[index - 1]}"
+        cp "${!index}/lifecycled" "${!index}/lifecyclectl" "$work/${labels[index - 1]}/"
+        install_and_measure "/opt/lifecycled-build/${labels[index - 1]}" "${labels[index - 1]}"
+    done
+    container_poweroff
+}
+
+# Installs the build at INSIDE (a path in the container) and measures its first start.
+install_and_measure() {
+    local inside=$1 label=$2 began ready state pid hwm anon=0 shmem=0 now_anon now_shmem largest result started
+    local hpid="" perf="" cpu="" faults=""
+    printf 'seconds\tRssAnon_kB\tRssShmem_kB\tRssFile_kB\tVmHWM_kB\n' >"$work/$label/memory.tsv"
     sample_state_files
     started=$SECONDS
-    c_exec env PREFIX=$PREFIX_INSIDE /opt/lifecycled-src/scripts/install.sh /opt/lifecycled-build >"$work/$label/install.log" 2>&1 &
+    c_exec env PREFIX=$PREFIX_INSIDE /opt/lifecycled-src/scripts/install.sh "$inside" >"$work/$label/install.log" 2>&1 &
     local installer=$!
     state=activating
     while ((SECONDS - started < READY_LIMIT)); do
@@ -127,6 +192,12 @@ measure() {
         [[ $state == active || $state == failed ]] && break
         if [[ $state == activating ]] && pid=$(unit_prop lifecycled.service MainPID) && [[ $pid != 0 ]] &&
             hpid=$(host_pid "$pid" 2>/dev/null); then
+            if [[ -n ${HISTORY_PERF:-} && -z $perf ]]; then
+                perf record -q --call-graph="${HISTORY_PERF_GRAPH:-fp}" ${HISTORY_PERF_EVENTS:+-e "$HISTORY_PERF_EVENTS"} -F 499 -p "$hpid" -o "$work/perf-$label.data" >/dev/null 2>&1 &
+                perf=$!
+            fi
+            cpu=$(cpu_ticks "$hpid" 2>/dev/null || echo "$cpu")
+            faults=$(minor_faults "$hpid" 2>/dev/null || echo "$faults")
             hwm=$(status_kb "$hpid" VmHWM 2>/dev/null || echo "${hwm:-0}")
             now_anon=$(status_kb "$hpid" RssAnon 2>/dev/null || echo 0)
             now_shmem=$(status_kb "$hpid" RssShmem 2>/dev/null || echo 0)
@@ -143,30 +214,42 @@ measure() {
         ready=$(unit_prop lifecycled.service ActiveEnterTimestampMonotonic)
         result="READY after $(awk -v a="$began" -v b="$ready" 'BEGIN { printf "%.1f", (b - a) / 1e6 }') s"
         hpid=$(unit_host_pid lifecycled.service)
+        [[ -z $perf ]] || { kill -INT "$perf"; wait "$perf" 2>/dev/null || true; }
+        # The CPU time until READY, from the last sample before it (0.2 s apart).
+        [[ -z $cpu ]] || result+=" ($(awk -v t="$cpu" -v ms="$TICK_MS" 'BEGIN { printf "%.1f", t * ms / 1000 }') s of CPU, $faults minor page faults)"
         # Wait for the last round's confirmation, then read the peak.
         sleep 3
         hwm=$(status_kb "$hpid" VmHWM)
         anon=$(max "$anon" "$(status_kb "$hpid" RssAnon)")
     else
         result="not READY after $((SECONDS - started)) s (ActiveState $state, NRestarts $(unit_prop lifecycled.service NRestarts))"
+        [[ -z $perf ]] || { kill -INT "$perf"; wait "$perf" 2>/dev/null || true; }
         c_exec systemctl stop lifecycled.service 2>/dev/null || true
     fi
     wait "$installer" 2>/dev/null || true
     largest=$(c_exec cat /run/lc-hist/largest 2>/dev/null || echo 0)
     read -r runs begins ends duplicates missing <<<"$(check_runs)"
+    # A probe follows each look that found dispatches not written yet (docs/journal.md, "Where recovery resumes").
+    local probes
+    probes=$(c_exec journalctl --no-pager -o cat SYSLOG_IDENTIFIER=lifecycled _UID=0 \
+        MESSAGE_ID=a77f27aab5d441e6881b299bd4764154 | wc -l)
     say "  $label: $result; VmHWM $(mb "${hwm:-0}") MB (largest RssAnon seen $(mb "$anon") MB, RssShmem" \
         "$(mb "$shmem") MB: the binary's pages and the journal's files, both on the container's tmpfs);" \
         "largest state file $((largest / 1024)) KB"
     say "  $label: PID 1's journal holds $runs runs; dispatched $begins launches/wakes and $ends sleeps/crashes," \
-        "$duplicates duplicated, $missing runs without a launch or wake"
+        "$duplicates duplicated, $missing runs without a launch or wake; $probes probes"
     if [[ -n ${HISTORY_KEEP:-} ]]; then
         mv "$work/pid1-runs" "$work/dispatched" "$work/$label/"
         c_exec journalctl --no-pager -o short-monotonic SYSLOG_IDENTIFIER=lifecycled -u lifecycled.service \
             >"$work/$label/lifecycled.log" 2>&1 || true
     fi
-    container_poweroff
 }
 
+[[ -z ${HISTORY_PERF:-} ]] || HISTORY_KEEP=1
 section "A long history on day one: $BIG_RUNS runs of one unit, $SMALL_RUNS runs of each of $SMALL_UNITS units"
-measure_each "$@"
+if [[ -n ${HISTORY_ONE_JOURNAL:-} ]]; then
+    measure_on_one_journal "$@"
+else
+    measure_each "$@"
+fi
 if [[ -n ${HISTORY_KEEP:-} ]]; then say "evidence kept in $work"; else rm -rf "$work"; fi
