@@ -74,89 +74,75 @@ extension BusConnection {
     /// Sends many method calls with at most `window` replies outstanding, and waits until all are answered.
     ///
     /// Pipelining keeps a resync of thousands of units to a few round trips, and the window stays below the bus
-    /// daemon's `max_replies_per_connection` (128 on some system buses). The window slides: each reply sends the next
-    /// call, so PID 1 always has calls waiting instead of the whole window draining before the next one is sent
-    /// (docs/PERFORMANCE.md, "READY with 1,000 units"). `onReply` runs on the bus thread as each reply arrives, in
-    /// arrival order relative to signals.
+    /// daemon's `max_replies_per_connection` (128 on some system buses). `onReply` runs on the bus thread as each
+    /// reply arrives, in arrival order relative to signals.
     ///
     /// - Parameters:
     ///   - count: How many calls.
     ///   - window: At most this many calls in flight.
     ///   - timeout: The reply timeout of each call; nil for sd-bus's default.
-    ///   - makeCall: Builds call number `index`, when it is sent.
+    ///   - makeCall: Builds call number `index`.
     ///   - onReply: Receives call `index`'s reply or error.
-    /// - Throws: ``SystemdError`` if a call cannot be built or queued (no further call is sent then). Replies that are
-    ///   errors go to `onReply`.
+    /// - Throws: ``SystemdError`` if a call cannot be built or queued. Replies that are errors go to `onReply`.
     public func callPipelined(
         count: Int,
         window: Int = 32,
         timeout: Duration? = nil,
         isolation: isolated (any Actor) = #isolation,
-        makeCall: @escaping (Int) throws(SystemdError) -> BusMessage,
+        makeCall: (Int) throws(SystemdError) -> BusMessage,
         onReply: @escaping (Int, sending Result<BusMessage, SystemdError>) -> Void
     ) async throws(SystemdError) {
-        guard count > 0 else { return }
-        let failure = await withCheckedContinuation(isolation: isolation) {
-            (continuation: CheckedContinuation<SystemdError?, Never>) in
-            let calls = PipelinedCalls(count: count, continuation: continuation)
-            func sendNext() {
-                guard let index = calls.takeNext() else { return }
-                do throws(SystemdError) {
-                    try callAsync(try makeCall(index), timeout: timeout) { result in
-                        onReply(index, result)
-                        // The next call before this one counts as answered, so the count never reaches 0 early.
-                        sendNext()
-                        calls.finishOne()
+        var next = 0
+        while next < count {
+            let end = min(count, next + max(window, 1))
+            var messages: [BusMessage] = []
+            for index in next..<end {
+                messages.append(try makeCall(index))
+            }
+            let first = next
+            let failure = await withCheckedContinuation(isolation: isolation) {
+                (continuation: CheckedContinuation<SystemdError?, Never>) in
+                let batch = BatchCountdown(outstanding: messages.count, continuation: continuation)
+                for (offset, message) in messages.enumerated() {
+                    do throws(SystemdError) {
+                        try callAsync(message, timeout: timeout) { result in
+                            onReply(first + offset, result)
+                            batch.finishOne()
+                        }
+                    } catch {
+                        // The calls already queued still complete; report this failure once they have.
+                        batch.abandon(messages.count - offset, because: error)
+                        return
                     }
-                } catch {
-                    // The calls already queued still complete; this failure is reported once they have.
-                    calls.fail(error)
                 }
             }
-            for _ in 0..<min(count, max(window, 1)) { sendNext() }
+            if let failure { throw failure }
+            next = end
         }
-        if let failure { throw failure }
     }
 }
 
-/// The state of one
-/// ``BusConnection/callPipelined(count:window:timeout:isolation:makeCall:onReply:)``: the next call to send, the
-/// calls sent and not answered, the first failure to send one.
-private final class PipelinedCalls {
-    private let count: Int
-    private var next = 0
-    private var outstanding = 0
+/// Counts the replies of one window of
+/// ``BusConnection/callPipelined(count:window:timeout:isolation:makeCall:onReply:)``.
+private final class BatchCountdown {
+    private var outstanding: Int
     private var failure: SystemdError?
-    private var continuation: CheckedContinuation<SystemdError?, Never>?
+    private let continuation: CheckedContinuation<SystemdError?, Never>
 
-    init(count: Int, continuation: CheckedContinuation<SystemdError?, Never>) {
-        self.count = count
+    init(outstanding: Int, continuation: CheckedContinuation<SystemdError?, Never>) {
+        self.outstanding = outstanding
         self.continuation = continuation
-    }
-
-    /// The index of the next call to send, counted as outstanding; nil once all were sent or one could not be.
-    func takeNext() -> Int? {
-        guard failure == nil, next < count else { return nil }
-        next += 1
-        outstanding += 1
-        return next - 1
+        if outstanding == 0 { continuation.resume(returning: nil) }
     }
 
     func finishOne() {
         outstanding -= 1
-        resumeIfDone()
+        if outstanding == 0 { continuation.resume(returning: failure) }
     }
 
-    /// The call last taken could not be sent: none is sent after it.
-    func fail(_ error: SystemdError) {
+    func abandon(_ count: Int, because error: SystemdError) {
         failure = error
-        outstanding -= 1
-        resumeIfDone()
-    }
-
-    private func resumeIfDone() {
-        guard outstanding == 0, failure != nil || next == count, let continuation else { return }
-        self.continuation = nil
-        continuation.resume(returning: failure)
+        outstanding -= count
+        if outstanding == 0 { continuation.resume(returning: failure) }
     }
 }
