@@ -62,7 +62,10 @@ use() { c_exec install -m 0755 "$BIN/$1/lifecycled" "$BIN/$1/lifecyclectl" /opt/
 start() {
     local index=$1 kind=$2 pid1_0 bus_0 began ready ms pid cpu cpu1 cpu_bus line
     pid1_0=$(cpu_ms "$CONTAINER_PID") bus_0=$(cpu_ms "$bus_pid")
-    c_exec systemctl start lifecycled.service
+    if ! c_exec systemctl start lifecycled.service; then
+        c_exec journalctl --no-pager -n 30 -u lifecycled.service
+        return 1
+    fi
     cpu1=$(($(cpu_ms "$CONTAINER_PID") - pid1_0)) cpu_bus=$(($(cpu_ms "$bus_pid") - bus_0))
     began=$(unit_prop lifecycled.service InactiveExitTimestampMonotonic)
     ready=$(unit_prop lifecycled.service ActiveEnterTimestampMonotonic)
