@@ -305,46 +305,6 @@ struct SystemdUnitSourceTests {
         }
     }
 
-    /// A timer as PID 1 holds it: the unit it starts, its schedule.
-    static func timer(_ name: String, starts unit: String) -> FakeSystemd.Unit {
-        FakeSystemd.Unit(
-            name: name, activeState: "active", subState: "waiting",
-            typeProperties: [
-                ("Unit", .string(unit)), ("NextElapseUSecRealtime", .uint64(5_000_000)),
-                ("NextElapseUSecMonotonic", .uint64(0)), ("LastTriggerUSec", .uint64(4_000_000)),
-                ("LastTriggerUSecMonotonic", .uint64(400)), ("AccuracyUSec", .uint64(1_000_000)),
-                ("RandomizedDelayUSec", .uint64(0)), ("Persistent", .bool(true)),
-            ]
-        )
-    }
-
-    @Test("finds the watched services' timers by each listed timer's Unit, never by a TriggeredBy per service")
-    func timersOfServices() async throws {
-        let units = [UnitFixtures.web, Self.timer("web-rotate.timer", starts: "web.service"),
-                     Self.timer("db-backup.timer", starts: "db.service"), UnitFixtures.socket]
-        try await Fixture.run(units: units) { fixture in
-            try await fixture.events.expectNext(.initial([UnitFixtures.webSnapshot]))
-            let timers = await fixture.source.timers(of: ["web.service"])
-            #expect(timers == [TimerSnapshot(
-                name: "web-rotate.timer", unit: "web.service", nextElapseRealtime: 5_000_000, lastTrigger: 4_000_000,
-                lastTriggerMonotonic: 400, accuracy: 1_000_000, persistent: true
-            )])
-            let calls = fixture.systemd.calls
-            #expect(calls.listUnits == 2, "the resync's listing, then the timers'")
-            let timerReads = calls.get.filter { !Self.fullReads.contains($0) }
-            // Each timer's Unit (sorted here: the replies may come in any order), then the rest of the one that
-            // starts a watched service.
-            #expect(Array(timerReads.prefix(2)).sorted() == [
-                "db-backup.timer org.freedesktop.systemd1.Timer.Unit", "web-rotate.timer org.freedesktop.systemd1.Timer.Unit",
-            ])
-            #expect(Array(timerReads.dropFirst(2)) == [
-                "Unit", "NextElapseUSecRealtime", "NextElapseUSecMonotonic", "LastTriggerUSec", "LastTriggerUSecMonotonic",
-                "AccuracyUSec", "RandomizedDelayUSec", "Persistent",
-            ].map { "web-rotate.timer org.freedesktop.systemd1.Timer.\($0)" })
-            #expect(!calls.get.contains { $0.hasSuffix("TriggeredBy") })
-        }
-    }
-
     @Test("reads ExecStart, FragmentPath, DropInPaths and Environment of a watched unit's run, by invocation ID")
     func details() async throws {
         try await Fixture.run { fixture in
