@@ -117,7 +117,7 @@ extension DaemonCore {
     }
 
     /// The journal did not show the recovery's barrier yet: PID 1's entries logged before the listing may still be on
-    /// their way, so the same query is asked again (without writing the probe again) 100 ms, 200 ms … at most a
+    /// their way, so the same query is asked again (without writing the probe again) 10 ms, 20 ms … at most a
     /// second later. After ``JournalBarrier/patience`` the history is read as far as journald wrote it, and said.
     ///
     /// - Returns: whether the answer waits for another read.

@@ -27,9 +27,12 @@ public struct JournalBarrier: Sendable, Equatable {
     /// How long after the first read the journal is given to show the barrier; then the end is taken as unknown.
     static let patience: Milliseconds = 20_000
 
-    /// The wait before read `reads + 1`: 100 ms, doubling, at most a second.
+    /// The wait before read `reads + 1`: 10 ms, doubling, at most a second. journald writes a probe within a few
+    /// milliseconds when it keeps up, and the first read, at once after the probe, seldom finds it: a first wait of
+    /// 100 ms was a tenth of READY with 1,000 units (docs/PERFORMANCE.md, "READY with 1,000 units"). A stalled
+    /// journald costs a few more reads, each a look for one entry.
     static func delay(afterReads reads: Int) -> Milliseconds {
-        min(1_000, 100 << min(max(reads - 1, 0), 4))
+        min(1_000, 10 << min(max(reads - 1, 0), 7))
     }
 
     /// How many reads fit in ``patience``.

@@ -115,12 +115,31 @@ struct DaemonCoreHistoryBarrierTests {
         h.send(.start)
         h.send(.listing([H.snapshot("inactive", "b", second: 11)]))
         #expect(h.journal.isEmpty && !h.milestones.contains("ready"), "nothing taken before the barrier shows")
-        #expect(h.armed[.retryRecovery] == H.t0 + 100)
+        #expect(h.armed[.retryRecovery] == H.t0 + 10)
         while h.armed[.retryRecovery] != nil { h.fire(.retryRecovery) }
         #expect(h.historyBarriersWritten.count == 1, "the probe is written once")
         #expect(h.recoveryQueries.count == 4)
         DaemonCoreDeliveryTests.confirmUntilReady(&h)
         #expect(h.dispatches() == ["3 launch b reconciled", "4 sleep b reconciled"])
+    }
+
+    @Test("a journald a read behind, as at most starts: the history is read again 10 ms later, not 100 (READY waits for it)")
+    func barrierAReadBehind() throws {
+        var h = try laggingStart()
+        h.journaldLag = 1
+        h.send(.start)
+        h.send(.listing([H.snapshot("inactive", "b", second: 11)]))
+        #expect(h.armed[.retryRecovery] == H.t0 + 10)
+        h.fire(.retryRecovery)
+        #expect(h.armed[.retryRecovery] == nil && h.recoveryQueries.count == 2, "the second read saw the barrier")
+        DaemonCoreDeliveryTests.confirmUntilReady(&h)
+        #expect(h.dispatches() == ["3 launch b reconciled", "4 sleep b reconciled"])
+    }
+
+    @Test("the waits between reads of a barrier: 10 ms doubling to a second, as many reads as fit in its patience")
+    func barrierDelays() {
+        #expect((1...9).map { JournalBarrier.delay(afterReads: $0) } == [10, 20, 40, 80, 160, 320, 640, 1_000, 1_000])
+        #expect(JournalBarrier.readLimit == 26)
     }
 
     @Test("a barrier the journal never shows: after its patience the history is read as far as journald wrote it, and it is said")

@@ -37,7 +37,8 @@ struct UnitSourceMachineSignalTests {
          [.forgetDetails(of: "web.service"), .deliver(.removed("web.service"))]),
         ("UnitRemoved, not watched", .unitRemoved("db.socket"), []),
         ("JobRemoved, watched", .jobRemoved(unit: "web.service", jobID: 9, result: "failed"),
-         [.deliver(.jobRemoved(unit: "web.service", jobID: 9, result: "failed", unitResult: "success"))]),
+         // web.service was read running, so without its Result (only an end uses it).
+         [.deliver(.jobRemoved(unit: "web.service", jobID: 9, result: "failed", unitResult: nil))]),
         ("JobRemoved, not watched", .jobRemoved(unit: "db.socket", jobID: 9, result: "done"), []),
         ("Reloading(true)", .reloading(true), [.deliver(.reloading(true)), .forgetDetails(of: nil)]),
         ("systemd left the bus", .nameOwnerChanged(oldOwner: ":1.1", newOwner: ""), [.deliver(.signalsLost)]),
@@ -198,8 +199,12 @@ struct UnitSourceMachineSignalTests {
     func failedReads(situation: String, index: Int, answer: PropertyReadAnswer, isReported: Bool, isKept: Bool) {
         var h = H()
         _ = h.send([.start, .connected(generation: 1), .subscribed(resync: 1, nil)])
-        _ = h.send(.listed(resync: 1, .success([H.webListed])))
-        for (position, read) in H.webFullReads.enumerated() {
+        // Listed failed, so that its .Service values are read too (a running unit's are not).
+        var listed = H.webListed
+        listed.activeState = "failed"
+        listed.subState = "failed"
+        _ = h.send(.listed(resync: 1, .success([listed])))
+        for (position, read) in PropertyRead.fullReads(of: listed).enumerated() {
             let reply = position == index ? answer : H.answer(read, from: H.loaded)
             _ = h.send(.propertyRead(resync: 1, read, reply))
         }

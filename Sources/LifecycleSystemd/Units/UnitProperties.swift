@@ -55,6 +55,19 @@ struct TypeProperties: Sendable, Hashable {
             : ["Result"]
     }
 
+    /// Whether a snapshot of a unit in `activeState` may use these values. Only one that shows a run's end (failed,
+    /// inactive, a restart pending) or a start refused does (``UnitSourceMachine/typeValuesUse(of:)``); a unit
+    /// `active`, `reloading` or `refreshing` shows neither. So a resync reads them only for a unit listed in another
+    /// state: four `Get`s instead of nine for a running service (docs/PERFORMANCE.md, "READY with 1,000 units"). When
+    /// such a unit ends, the type interface's `PropertiesChanged` just before the `.Unit` one that shows the end
+    /// carries every value.
+    static func areUsed(inState activeState: String?) -> Bool {
+        switch activeState {
+        case "active", "reloading", "refreshing": false
+        default: true
+        }
+    }
+
     /// Takes every value `newer` has; the others stay.
     mutating func merge(_ newer: TypeProperties) {
         if let value = newer.result { result = value }
@@ -85,11 +98,13 @@ struct WatchedUnit: Sendable, Hashable {
         unit.jobID = listed.jobID
     }
 
-    /// Whether every value a snapshot of `name` uses has been read or signalled.
+    /// Whether every value a snapshot of `name` uses has been read or signalled: the type interface's only when the
+    /// unit's state may use them (``TypeProperties/areUsed(inState:)``).
     func isComplete(name: String) -> Bool {
         guard unit.invocationID != nil, unit.freezerState != nil, unit.stateChangeTimestamp != nil,
               unit.stateChangeTimestampMonotonic != nil, unit.activeState != nil, unit.subState != nil
         else { return false }
+        guard TypeProperties.areUsed(inState: unit.activeState) else { return true }
         switch SystemdNames.typeInterface(forUnit: name) {
         case nil: return true
         case SystemdNames.serviceInterface?:

@@ -57,12 +57,15 @@ extension PropertyReadAnswer {
 }
 
 extension PropertyRead {
-    /// What a snapshot needs besides the listing (see ``UnitProperties`` for why never `GetAll`).
+    /// What a snapshot needs besides the listing (see ``UnitProperties`` for why never `GetAll`): the type
+    /// interface's values only when the listed state may use them (``TypeProperties/areUsed(inState:)``).
     static func fullReads(of entry: ListedUnit) -> [PropertyRead] {
         var reads = UnitProperties.readNames.map {
             PropertyRead(unit: entry.name, path: entry.path, interface: SystemdNames.unitInterface, name: $0)
         }
-        if let typeInterface = SystemdNames.typeInterface(forUnit: entry.name) {
+        if let typeInterface = SystemdNames.typeInterface(forUnit: entry.name),
+            TypeProperties.areUsed(inState: entry.activeState)
+        {
             reads += TypeProperties.readNames(of: typeInterface).map {
                 PropertyRead(unit: entry.name, path: entry.path, interface: typeInterface, name: $0)
             }

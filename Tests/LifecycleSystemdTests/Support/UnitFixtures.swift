@@ -114,11 +114,23 @@ enum UnitFixtures {
         typeProperties: serviceProperties(result: "success", nRestarts: 1, code: 0, status: 0, mainPID: 1234)
     )
 
+    /// web.service as a resync reads it: running, so without its `.Service` values, which only an end uses.
     static let webSnapshot = UnitSnapshot(
         name: "web.service", activeState: .active, subState: "running", invocationID: invocationHex,
-        result: "success", nRestarts: 1, execMainCode: 0, execMainStatus: 0, mainPID: 1234, freezerState: "running",
+        freezerState: "running",
         stateChangeTimestamp: 1_763_000_000_000_000, stateChangeTimestampMonotonic: 1_763_000_000_000, jobID: 0
     )
+
+    /// `snapshot` with web.service's `.Service` values, as a resync reads them of a unit that is not running.
+    static func withServiceValues(_ snapshot: UnitSnapshot) -> UnitSnapshot {
+        var read = snapshot
+        read.result = "success"
+        read.nRestarts = 1
+        read.execMainCode = 0
+        read.execMainStatus = 0
+        read.mainPID = 1234
+        return read
+    }
 
     /// Referenced by something but without a unit file: listed, never to be read.
     static let ghost = FakeSystemd.Unit(name: "ghost.service", loadState: "not-found")
