@@ -45,10 +45,9 @@ struct JSONTests {
         #expect(try JSONParser.parse(writer.string) == value)
     }
 
-    @Test("every byte is escaped where it lies in a string, whether scanned eight at a time or one by one")
+    @Test("every byte is escaped where it lies in a string, and the runs between escapes are copied whole")
     func escapesEveryPosition() {
-        // Each byte value at each offset of strings long enough to be scanned eight bytes at a time and beyond,
-        // against the escapes written one byte at a time.
+        // Each byte value at each offset of strings of several lengths, against the escapes written one byte at a time.
         for length in [1, 7, 8, 9, 16, 23] {
             for offset in 0..<length {
                 for value in UInt8(0)...UInt8(0x7F) {

@@ -78,16 +78,9 @@ public struct JSONWriter: Sendable {
     /// Writes valid UTF-8 as a quoted, escaped string.
     public mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
-        // Runs of bytes that need no escape are copied whole; most strings are one run, and are scanned eight bytes
-        // at a time.
+        // Runs of bytes that need no escape are copied whole; most strings are one run.
         var runStart = 0
         var offset = 0
-        if let base = utf8.baseAddress {
-            while offset + 8 <= utf8.count,
-                  !Self.needsEscape(UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)) {
-                offset += 8
-            }
-        }
         while offset < utf8.count {
             let byte = utf8[offset]
             if byte < 0x20 || byte == 0x22 || byte == 0x5C {
@@ -103,19 +96,6 @@ public struct JSONWriter: Sendable {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// Whether any of the eight bytes in `word` is a control character, `"` or `\\`: the classic test for a zero byte,
-    /// `(v - 0x01…) & ~v & 0x80…`, applied to `word` XOR each character, and to `word` against 0x20 for the
-    /// controls.
-    /// Exact for bytes below 0x80; a byte at or above it (UTF-8 beyond ASCII) can only make it say yes, and then the
-    /// bytes are looked at one by one.
-    static func needsEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
-        let control = (word &- 0x20 &* ones) & ~word & highs != 0
-        return control || hasZeroByte(word ^ (0x22 &* ones)) || hasZeroByte(word ^ (0x5C &* ones))
     }
 
     private mutating func escape(_ byte: UInt8) {
