@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import CSystemd
+import Glibc
 @testable import LifecycleSystemd
 import LifecycleEngine
 import Testing
@@ -29,7 +31,16 @@ struct BusPrimitivesTests {
     func pathDecoding(path: String) {
         let prefix = "/org/freedesktop/systemd1/unit"
         let decoded = path.withCString { BusObjectPath.decode($0, prefix: Array(prefix.utf8)) }
-        #expect(decoded == BusObjectPath(path).decode(prefix: prefix), "\(path)")
+        #expect(decoded == Self.libsystemdDecode(path, prefix: prefix), "\(path)")
+        #expect(BusObjectPath(path).decode(prefix: prefix) == decoded, "\(path)")
+    }
+
+    /// `sd_bus_path_decode(3)` itself, the reference the Swift decoding is held to.
+    private static func libsystemdDecode(_ path: String, prefix: String) -> String? {
+        var raw: UnsafeMutablePointer<CChar>?
+        guard sd_bus_path_decode(path, prefix, &raw) > 0, let raw else { return nil }
+        defer { free(raw) }
+        return String(cString: raw)
     }
 
     @Test("formats an InvocationID as 32 lower-case hex digits")

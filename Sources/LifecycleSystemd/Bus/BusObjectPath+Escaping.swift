@@ -60,16 +60,9 @@ extension BusObjectPath {
         }
     }
 
-    /// The unescaped last element of this path if it lies directly under `prefix`, else nil.
-    ///
-    /// Wraps `sd_bus_path_decode(3)`.
+    /// The unescaped last element of this path if it lies directly under `prefix`, else nil: what
+    /// `sd_bus_path_decode(3)` gives (``decode(_:prefix:)``).
     public func decode(prefix: String) -> String? {
-        var raw: UnsafeMutablePointer<CChar>?
-        let decoded = rawValue.withCString { path in prefix.withCString { sd_bus_path_decode(path, $0, &raw) } }
-        guard let r = try? check(decoded, "decode \(rawValue)"), r > 0,
-              let raw
-        else { return nil }
-        defer { free(raw) }
-        return String(cString: raw)
+        rawValue.withCString { Self.decode($0, prefix: Array(prefix.utf8)) }
     }
 }
