@@ -71,13 +71,10 @@ done
 
 # --- helpers (and lib.sh's) ------------------------------------------------------------------------------------------
 
-# CPU time (user + system) of a process and its threads, dead ones included, in ms.
-cpu_ms() { printf '%s\n' $(($(cpu_ticks "$1") * TICK_MS)); }
 # Context switches of all live threads.
 switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { n += $2 } END { print n + 0 }'; }
 # ratio A B [DIGITS]: A / B, or "—" when B is 0.
 ratio() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (b > 0) printf "%.*f", d, a / b; else printf "—" }'; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : 0) }'; }
 
 # busy_mark, then busy_since MARK: the share of all CPUs' time the whole machine was busy in between ("63%").
 busy_mark() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat; }

@@ -67,15 +67,6 @@ printf '%s\n' '{"watch": ["lc-churn-*.service"]}' |
     c_exec_stdin install -D -m 0644 /dev/stdin /etc/lifecycled/lifecycled.json
 c_exec env PREFIX=/opt/lifecycled /opt/lifecycled-src/scripts/install.sh "$BIN/${labels[-1]}" >/dev/null
 
-# Waits until lifecycled's CPU time has not moved for 4 s: under valgrind it lags far behind the driver.
-wait_idle() {
-    local pid=$1 last=-1 now
-    while now=$(cpu_ticks "$pid") && [[ $now != "$last" ]]; do
-        last=$now
-        sleep 4
-    done
-}
-
 # Self cost of a callgrind dump per object file: "lifecycled libsystemd libc other".
 split_by_object() {
     # An object's name comes with its first mention, in an ob= or a cob= line; later ones give only its number.
@@ -111,10 +102,10 @@ EOF
     pid=$(unit_prop lifecycled.service MainPID)
     host=$(unit_host_pid lifecycled.service)
     c_exec "$BIN/churn" "lc-churn-warm-$label" "$WARMUP" "$WINDOW" 1 >/dev/null
-    wait_idle "$host"
+    wait_idle "$host" 4  # under valgrind lifecycled lags far behind the driver
     c_exec callgrind_control -z "$pid" >/dev/null 2>&1
     c_exec "$BIN/churn" "lc-churn-$label" "$RUNS" "$WINDOW" 1 >/dev/null
-    wait_idle "$host"
+    wait_idle "$host" 4  # under valgrind lifecycled lags far behind the driver
     c_exec sh -c 'rm -f /run/lifecycled.callgrind.*.*'
     c_exec callgrind_control -d "$pid" >/dev/null 2>&1
     sleep 1

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 #
-# What the container benchmarks (run.sh, goals.sh, history.sh, nostore.sh) share: finding a container process's host PID, and reading its
-# CPU time and memory from /proc. Source it after Tests/Integration/lib/container.sh (it reads CONTAINER_PID, c_exec).
+# What the container benchmarks share: finding a container process's host PID, reading its CPU time and memory from
+# /proc, waiting for it to settle, medians, checking the builds given. Source it after Tests/Integration/lib/container.sh
+# (it reads CONTAINER_PID, c_exec).
 
 say() { printf '%s\n' "$*"; }
 section() { printf '\n== %s\n' "$*"; }
@@ -38,16 +39,38 @@ unit_host_pid() {
     return 1
 }
 
-# CPU time (user + system) of a process and its threads, dead ones included, in clock ticks.
-cpu_ticks() {
+# User and system CPU time of a process and its threads, dead ones included, in clock ticks: "USER SYSTEM".
+cpu_split() {
     local stat fields
     stat=$(<"/proc/$1/stat")
     stat=${stat##*) }
     read -r -a fields <<<"$stat"
-    printf '%s\n' $((fields[11] + fields[12]))
+    printf '%s %s\n' "${fields[11]}" "${fields[12]}"
+}
+
+# CPU time (user + system) of a process and its threads, dead ones included, in clock ticks.
+cpu_ticks() {
+    local user system
+    read -r user system < <(cpu_split "$1")
+    printf '%s\n' $((user + system))
 }
 # shellcheck disable=SC2034 # used by the scripts that source this file
 readonly TICK_MS=$((1000 / $(getconf CLK_TCK)))
+
+# The same in ms.
+cpu_ms() { printf '%s\n' $(($(cpu_ticks "$1") * TICK_MS)); }
+
+# wait_idle PID SECONDS: waits until the process's CPU time has not moved for SECONDS.
+wait_idle() {
+    local pid=$1 last=-1 now
+    while now=$(cpu_ticks "$pid") && [[ $now != "$last" ]]; do
+        last=$now
+        sleep "$2"
+    done
+}
+
+# The median of the numbers on standard input, one a line (0 for none).
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : 0) }'; }
 
 # status_kb PID FIELD: a /proc/PID/status size in kB (VmRSS, VmHWM, RssAnon).
 status_kb() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }

@@ -35,25 +35,15 @@ level=info
 ((TIMELINE)) && level=debug
 readonly CONFIG="{\"log_level\": \"$level\", \"watch\": [\"lc-mem@*.service\"]}"
 
-if ((EUID != 0)); then
-    echo "ready.sh: must run as root (systemd-nspawn boots a container)" >&2
-    exit 1
-fi
-if (($# < 1)); then
-    echo "usage: Benchmarks/container/ready.sh BUILD_DIR [BUILD_DIR...]" >&2
-    exit 64
-fi
+check_builds ready.sh "$@"
 work=$(mktemp -d "${TMPDIR:-/tmp}/lifecycled-ready.XXXXXX")
 export CONTAINER_LOG_DIR=$work
 builds=("$@")
 for index in "${!builds[@]}"; do
-    [[ -x ${builds[$index]}/lifecycled ]] || { echo "ready.sh: ${builds[$index]}/lifecycled is missing" >&2; exit 1; }
     mkdir -p "$work/bin/$index"
     cp "${builds[$index]}/lifecycled" "${builds[$index]}/lifecyclectl" "$work/bin/$index/"
 done
 
-cpu_ms() { printf '%s\n' $(($(cpu_ticks "$1") * TICK_MS)); }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : 0) }'; }
 
 # use BUILD_INDEX: puts that build's binaries in place (lifecycled stopped).
 use() { c_exec install -m 0755 "$BIN/$1/lifecycled" "$BIN/$1/lifecyclectl" /opt/lifecycled/bin/; }

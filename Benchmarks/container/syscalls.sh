@@ -65,34 +65,16 @@ container_boot "lc-syscalls-$$" "$work/bin" --bind-ro="$repo:/opt/lifecycled-src
 printf '%s\n' '{"watch": ["lc-churn-*.service"]}' |
     c_exec_stdin install -D -m 0644 /dev/stdin /etc/lifecycled/lifecycled.json
 
-# User and system CPU time of a process and its threads, dead ones included, in clock ticks: "USER SYSTEM".
-cpu_split() {
-    local stat fields
-    stat=$(<"/proc/$1/stat")
-    stat=${stat##*) }
-    read -r -a fields <<<"$stat"
-    printf '%s %s\n' "${fields[11]}" "${fields[12]}"
-}
-
-# Waits until a process's CPU time has not moved for 3 s.
-wait_idle() {
-    local pid=$1 last=-1 now
-    while now=$(cpu_ticks "$pid") && [[ $now != "$last" ]]; do
-        last=$now
-        sleep 3
-    done
-}
-
 section "system calls per churn run: $RUNS transient units, $WINDOW alive at once, after $WARMUP to warm up"
 for label in "${labels[@]}"; do
     c_exec env PREFIX=/opt/lifecycled /opt/lifecycled-src/scripts/install.sh "$BIN/$label" >/dev/null
     c_exec systemctl restart lifecycled.service
     host=$(unit_host_pid lifecycled.service)
     c_exec "$BIN/churn" "lc-churn-warm-$label" "$WARMUP" "$WINDOW" 1 >/dev/null
-    wait_idle "$host"
+    wait_idle "$host" 3
     read -r -a before < <(cpu_split "$host")
     c_exec "$BIN/churn" "lc-churn-untraced-$label" "$RUNS" "$WINDOW" 1 >/dev/null
-    wait_idle "$host"
+    wait_idle "$host" 3
     read -r -a after < <(cpu_split "$host")
     say "  $label: CPU per run untraced: user $(((after[0] - before[0]) * TICK_MS * 1000 / RUNS)) µs," \
         "system $(((after[1] - before[1]) * TICK_MS * 1000 / RUNS)) µs (clock ticks of $TICK_MS ms)"
@@ -100,7 +82,7 @@ for label in "${labels[@]}"; do
     tracer=$!
     sleep 1
     c_exec "$BIN/churn" "lc-churn-$label" "$RUNS" "$WINDOW" 1 >/dev/null
-    wait_idle "$host"
+    wait_idle "$host" 3
     kill -INT "$tracer"
     wait "$tracer" || true
     say "  $label (calls per run, kernel time per run in µs as strace saw it):"
