@@ -99,21 +99,22 @@ struct DaemonCoreRecoveryRetryTests {
 struct DaemonCoreHistoryBarrierTests {
     typealias H = CoreHarness
 
-    /// web.service's last recorded run, "a", ended; while lifecycled was down run "b" began and ended.
-    func laggingStart() throws -> H {
+    /// web.service's last recorded run, "a", ended; while lifecycled was down run "b" began and ended. lifecycled
+    /// starts and lists the unit while journald is `journaldLag` reads behind.
+    func laggingStart(journaldLag: Int) throws -> H {
         let stored = UnitRecord(unit: H.unit, invocationID: H.run("a"), runEnded: true, sequence: 2)
         var h = try H(records: [stored])
         h.recovery = RecoveryAnswer(history: H.history([(run: "b", began: 10, ended: 11, failure: nil)]))
         h.staleRecovery = RecoveryAnswer(history: H.history([]))
+        h.journaldLag = journaldLag
+        h.send(.start)
+        h.send(.listing([H.snapshot("inactive", "b", second: 11)]))
         return h
     }
 
     @Test("a run PID 1 logged before the start that journald writes late is recorded once: the history waits for the barrier")
     func waitsForBarrier() throws {
-        var h = try laggingStart()
-        h.journaldLag = 3
-        h.send(.start)
-        h.send(.listing([H.snapshot("inactive", "b", second: 11)]))
+        var h = try laggingStart(journaldLag: 3)
         #expect(h.journal.isEmpty && !h.milestones.contains("ready"), "nothing taken before the barrier shows")
         #expect(h.armed[.retryRecovery] == H.t0 + 10)
         while h.armed[.retryRecovery] != nil { h.fire(.retryRecovery) }
@@ -125,10 +126,7 @@ struct DaemonCoreHistoryBarrierTests {
 
     @Test("a journald a read behind, as at most starts: the history is read again 10 ms later, not 100 (READY waits for it)")
     func barrierAReadBehind() throws {
-        var h = try laggingStart()
-        h.journaldLag = 1
-        h.send(.start)
-        h.send(.listing([H.snapshot("inactive", "b", second: 11)]))
+        var h = try laggingStart(journaldLag: 1)
         #expect(h.armed[.retryRecovery] == H.t0 + 10)
         h.fire(.retryRecovery)
         #expect(h.armed[.retryRecovery] == nil && h.recoveryQueries.count == 2, "the second read saw the barrier")
@@ -144,10 +142,7 @@ struct DaemonCoreHistoryBarrierTests {
 
     @Test("a barrier the journal never shows: after its patience the history is read as far as journald wrote it, and it is said")
     func patience() throws {
-        var h = try laggingStart()
-        h.journaldLag = 1_000
-        h.send(.start)
-        h.send(.listing([H.snapshot("inactive", "b", second: 11)]))
+        var h = try laggingStart(journaldLag: 1_000)
         while h.armed[.retryRecovery] != nil, h.recoveryQueries.last?.barrier != nil { h.fire(.retryRecovery) }
         #expect(h.now - H.t0 <= JournalBarrier.patience)
         #expect(h.recoveryQueries.last?.barrier == nil, "read at last without the barrier")
