@@ -48,6 +48,9 @@ public struct JSONLayoutWriter {
     public mutating func bool(_ value: Bool) { value ? json.raw("true") : json.raw("false") }
     public mutating func newline() { json.byte(UInt8(ascii: "\n")) }
 
+    /// A value written compactly, on the current line, whatever the layout: `body` writes it with the engine's writer.
+    public mutating func compact(_ body: (inout JSONWriter) -> Void) { body(&json) }
+
     /// An object member with a plain value; nothing for an absent one, as `Codable`'s `encodeIfPresent` writes.
     public mutating func member(_ key: String, _ value: Int64?) {
         guard let value else { return }

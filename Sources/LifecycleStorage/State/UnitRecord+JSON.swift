@@ -6,7 +6,8 @@ import LifecycleSchema
 extension UnitRecord {
     /// The record's state file: pretty-printed JSON with sorted keys and a final newline, the bytes Foundation's
     /// `JSONEncoder` writes with `[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]` for the ``Codable`` form
-    /// (but for control characters, which are escaped as `\u00XX` where Foundation writes `\b` and `\f`).
+    /// (but for control characters, which are escaped as `\u00XX` where Foundation writes `\b` and `\f`), except
+    /// that each pending dispatch is compact, on a line of its own.
     ///
     /// Written by hand because a record is saved twice per run: `JSONEncoder` walked the record through `Encoder`
     /// containers, boxed every value and sorted every object's keys at run time, which made it the largest part of
@@ -53,24 +54,14 @@ extension UnitRecord {
             writer.endObject()
         }
         if !pendingDispatches.isEmpty {
+            // Each dispatch compact, on a line of its own: pretty-printed, its forty-odd fields took four lines each,
+            // and their line breaks and indentation were a fifth of a save's work (docs/PERFORMANCE.md, "Fewer
+            // instructions per run, third round").
             writer.key("pending_dispatches")
             writer.beginArray()
             for dispatch in pendingDispatches {
                 writer.element()
-                writer.beginArray()
-                dispatch.bytes.withUnsafeBufferPointer { bytes in
-                    for index in 0..<dispatch.count {
-                        let ranges = dispatch.ranges(of: index)
-                        writer.element()
-                        writer.beginArray()
-                        writer.element()
-                        writer.string(utf8: UnsafeBufferPointer(rebasing: bytes[ranges.name]))
-                        writer.element()
-                        writer.string(utf8: UnsafeBufferPointer(rebasing: bytes[ranges.value]))
-                        writer.endArray()
-                    }
-                }
-                writer.endArray()
+                writer.compact { json in Self.write(dispatch, to: &json) }
             }
             writer.endArray()
         }
@@ -101,6 +92,22 @@ extension UnitRecord {
         writer.member("unit", unit)
         if updateCount > 0 { writer.member("update_count", Int64(updateCount)) }
         writer.endObject()
+    }
+
+    /// A pending dispatch as its `Codable` form gives it, compact: an array of `[name, value]` pairs.
+    private static func write(_ dispatch: JournalFields, to json: inout JSONWriter) {
+        json.byte(UInt8(ascii: "["))
+        dispatch.bytes.withUnsafeBufferPointer { bytes in
+            for index in 0..<dispatch.count {
+                let ranges = dispatch.ranges(of: index)
+                json.raw(index == 0 ? "[" : ",[")
+                json.string(utf8: UnsafeBufferPointer(rebasing: bytes[ranges.name]))
+                json.byte(UInt8(ascii: ","))
+                json.string(utf8: UnsafeBufferPointer(rebasing: bytes[ranges.value]))
+                json.byte(UInt8(ascii: "]"))
+            }
+        }
+        json.byte(UInt8(ascii: "]"))
     }
 
     /// ``RunTotals`` as its `Codable` form gives it: every key.
