@@ -66,7 +66,7 @@ public struct DispatchJournalEntry: Sendable, Equatable {
             if member.fieldName == nil || customNames.contains(name) {
                 guard !DispatchField.reserved.contains(name), used.insert(name).inserted else { continue }
             }
-            fields.append(name: name, value: Self.fieldValue(member.value))
+            fields.append(name: name) { member.value.appendFieldValue(to: &$0) }
         }
         // Kept until the journal confirms it: no spare capacity.
         fields.shrinkToFit()
@@ -100,8 +100,41 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         return writer.string
     }
 
-    /// One member of the payload, with its field name when it is already known.
-    private typealias PayloadMember = (key: String, fieldName: String?, value: JSONValue)
+    /// One member of the payload, with its field name when it is already known. A data point keeps its engine form
+    /// and is written straight into the entry's buffer, twice (in `LIFECYCLE_PAYLOAD` and as its own field), without
+    /// a string or a ``JSONValue`` made for it first.
+    private struct PayloadMember {
+        let key: String
+        let fieldName: String?
+        let value: Value
+
+        enum Value {
+            case lifecycle(LifecycleData.Field)
+            case custom(JSONValue)
+
+            /// Appends the value as its field holds it: the bytes ``DispatchJournalEntry/fieldValue(_:)`` gives.
+            func appendFieldValue(to bytes: inout [UInt8]) {
+                switch self {
+                case .lifecycle(.int(let number)), .custom(.int(let number)):
+                    JSONWriter.append(to: &bytes) { $0.integer(number) }
+                case .lifecycle(.bool(let flag)), .custom(.bool(let flag)):
+                    bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+                case .lifecycle(.event(let event)): bytes.append(contentsOf: event.rawValue.utf8)
+                case .lifecycle(.isoDate(let time)): LifecycleDateFormat.iso8601.append(time, to: &bytes)
+                case .lifecycle(.monthDayYear(let time)): LifecycleDateFormat.monthDayYear.append(time, to: &bytes)
+                case .custom(.string(let text)): bytes.append(contentsOf: text.utf8)
+                case .custom(let other): bytes.append(contentsOf: DispatchJournalEntry.fieldValue(other).utf8)
+                }
+            }
+
+            func write(to writer: inout JSONWriter) {
+                switch self {
+                case .lifecycle(let field): writer.field(field)
+                case .custom(let value): writer.value(value)
+                }
+            }
+        }
+    }
 
     /// `dispatch.payload` (the lifecycle data points, custom data winning), as members sorted by key: the order of
     /// `LIFECYCLE_PAYLOAD` and of the per-key fields. Built without the dictionary, whose keys would be hashed,
@@ -114,10 +147,10 @@ public struct DispatchJournalEntry: Sendable, Equatable {
         dispatch.lifecycle?.forEachField { key, field in
             let names = PayloadKeyNames.names(of: key)
             if mayReplace, custom[names.key] != nil { return }
-            members.append((names.key, names.fieldName, field.jsonValue))
+            members.append(PayloadMember(key: names.key, fieldName: names.fieldName, value: .lifecycle(field)))
         }
         for (key, value) in custom {
-            members.append((key, nil, value))
+            members.append(PayloadMember(key: key, fieldName: nil, value: .custom(value)))
         }
         members.sort { $0.key < $1.key }
         return members
@@ -125,15 +158,15 @@ public struct DispatchJournalEntry: Sendable, Equatable {
 
     /// Appends the payload as `JSONWriter` writes an object: compact, keys in sorted order.
     private static func writeJSON(_ payload: [PayloadMember], to bytes: inout [UInt8]) {
-        var writer = JSONWriter(reservingCapacity: 1_024)
-        writer.byte(UInt8(ascii: "{"))
-        for (index, member) in payload.enumerated() {
-            if index > 0 { writer.byte(UInt8(ascii: ",")) }
-            writer.string(member.key)
-            writer.byte(UInt8(ascii: ":"))
-            writer.value(member.value)
+        JSONWriter.append(to: &bytes) { writer in
+            writer.byte(UInt8(ascii: "{"))
+            for (index, member) in payload.enumerated() {
+                if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                writer.string(member.key)
+                writer.byte(UInt8(ascii: ":"))
+                member.value.write(to: &writer)
+            }
+            writer.byte(UInt8(ascii: "}"))
         }
-        writer.byte(UInt8(ascii: "}"))
-        bytes.append(contentsOf: writer.bytes)
     }
 }

@@ -101,22 +101,3 @@ public struct ReplaySession {
         out.raw("}\n")
     }
 }
-
-extension JSONWriter {
-    /// Writes one lifecycle data point; dates are formatted straight into the buffer.
-    mutating func field(_ field: LifecycleData.Field) {
-        switch field {
-        case .int(let value): integer(value)
-        case .bool(let value): value ? raw("true") : raw("false")
-        case .event(let event): string(event.rawValue)
-        case .isoDate(let time): quotedDate(time, .iso8601)
-        case .monthDayYear(let time): quotedDate(time, .monthDayYear)
-        }
-    }
-
-    mutating func quotedDate(_ time: Milliseconds, _ format: LifecycleDateFormat) {
-        bytes.append(UInt8(ascii: "\""))
-        format.append(time, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
-    }
-}
