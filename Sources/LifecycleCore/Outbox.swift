@@ -91,6 +91,8 @@ struct Outbox: Sendable {
     }
     /// How many of ``unconfirmed`` an earlier process left (all of them first).
     private var leftoverCount = 0
+    /// ``unconfirmed`` per unit: counted as entries are sent, and afresh whenever entries leave or are adopted.
+    private var tally = UnconfirmedTally()
     private var lastLook: Uptime?
     /// The interval to the next look while entries stay missing with no evidence: doubles each time, back to the
     /// shortest once a look finds something.
@@ -135,6 +137,7 @@ struct Outbox: Sendable {
     /// stores nothing below notice leaves them waiting).
     mutating func adoptLeftovers(_ dispatches: [PendingDispatch], uptime: Uptime) {
         unconfirmed.insert(contentsOf: dispatches.map { Unconfirmed(dispatch: $0, sentAt: nil, sentUptime: uptime) }, at: 0)
+        tally.recount(unconfirmed.lazy.map(\.dispatch.unit))
     }
 
     /// The next batch to send, when nothing is in flight and no retry is pending.
@@ -157,6 +160,7 @@ struct Outbox: Sendable {
         inFlight = []
         if confirms {
             unconfirmed.append(contentsOf: taken.map { Unconfirmed(dispatch: $0, sentAt: now, sentUptime: uptime) })
+            for dispatch in taken { tally.add(dispatch.unit) }
         }
         if sentSinceRefusal != nil { sentSinceRefusal! += taken.count }
         guard refused else {
@@ -191,6 +195,7 @@ struct Outbox: Sendable {
         }
         guard !givenUp.isEmpty else { return [] }
         unconfirmed = kept.reversed()
+        tally.recount(unconfirmed.lazy.map(\.dispatch.unit))
         return givenUp.reversed()
     }
 
@@ -223,14 +228,7 @@ struct Outbox: Sendable {
     /// the journal is looked at now rather than at the timer (which backs off to 30 s while nothing is found), so
     /// that the entries beyond the bound are asked about, and given up if missed, within a second.
     func needsEarlyLook(now: Uptime) -> Bool {
-        guard unconfirmed.count > 2 * Self.unconfirmedBoundPerUnit, now - (lastLook ?? .zero) >= Self.lookInterval
-        else { return false }
-        var counts: [String: Int] = [:]
-        for item in unconfirmed {
-            counts[item.dispatch.unit, default: 0] += 1
-            if counts[item.dispatch.unit]! > 2 * Self.unconfirmedBoundPerUnit { return true }
-        }
-        return false
+        tally.most > 2 * Self.unconfirmedBoundPerUnit && now - (lastLook ?? .zero) >= Self.lookInterval
     }
 
     /// When this process sent its oldest entry the journal has not shown yet; nil when none waits.
@@ -325,6 +323,7 @@ struct Outbox: Sendable {
             }
         }
         unconfirmed = still
+        tally.recount(unconfirmed.lazy.map(\.dispatch.unit))
         queued.insert(contentsOf: result.dropped, at: 0)
         if check.probeFound { probe = nil }
         if result.waiting > 0 {

@@ -10,10 +10,10 @@ import Testing
 /// look found, and what is delivered, sent again, suspected or still waited for.
 struct OutboxTests {
     /// Dispatch `sequence` of web.service, made at second `second` (its `LIFECYCLE_TIME`).
-    static func dispatch(_ sequence: UInt64, second: Int = 100) -> PendingDispatch {
+    static func dispatch(_ sequence: UInt64, second: Int = 100, unit: String = "web.service") -> PendingDispatch {
         let time = LifecycleDateFormat.iso8601Milliseconds.string(Milliseconds(second) * 1_000)
         return PendingDispatch(
-            unit: "web.service", sequence: sequence,
+            unit: unit, sequence: sequence,
             entry: DispatchJournalEntry(journalFields: ["LIFECYCLE_SEQUENCE": String(sequence), "LIFECYCLE_TIME": time])
         )
     }
@@ -155,6 +155,29 @@ struct OutboxTests {
         #expect(outbox.takeBatch() == nil, "nothing before the retry")
         outbox.retryDue()
         #expect(outbox.takeBatch()?.map(\.sequence) == [2, 3])
+    }
+
+    @Test("one unit with more than twice the bound waiting asks for a look before the timer; many units with fewer do not")
+    func earlyLook() {
+        var outbox = Outbox(confirms: true)
+        func send(_ unit: String, _ sequences: ClosedRange<UInt64>, at uptime: Uptime) {
+            for sequence in sequences { outbox.enqueue(Self.dispatch(sequence, unit: unit)) }
+            let batch = outbox.takeBatch() ?? []
+            _ = outbox.sent(count: batch.count, refused: false, now: 10_000, uptime: uptime)
+        }
+        let bound = UInt64(2 * Outbox.unconfirmedBoundPerUnit)
+        send("a.service", 1...bound, at: 10_000)
+        send("b.service", 1...bound, at: 10_000)
+        send("c.service", 1...bound, at: 10_000)
+        #expect(!outbox.needsEarlyLook(now: 10_000), "\(3 * bound) waiting, but no unit over twice the bound")
+        send("b.service", (bound + 1)...(bound + 1), at: 10_000)
+        #expect(outbox.needsEarlyLook(now: 10_000), "b.service is over it")
+        let (asked, _) = outbox.takeForConfirmation(now: 10_000)
+        #expect(!outbox.needsEarlyLook(now: 10_500), "a look was made less than a second ago")
+        #expect(outbox.needsEarlyLook(now: 11_000), "a second after the look, b.service still waits")
+        let found = asked.map { $0.unit != "b.service" || $0.sequence > 1 }
+        _ = outbox.confirm(asked, check: JournalCheck(found: found, heldSince: nil), recovering: false)
+        #expect(!outbox.needsEarlyLook(now: 12_000), "what the look found left: b.service has one waiting")
     }
 }
 
