@@ -98,9 +98,10 @@ public struct LifecycleConfiguration: Sendable, Equatable {
         watch.first { $0.pattern.matches(unit) }
     }
 
-    /// True when some pattern of ``watch`` matches `unit`.
+    /// True when some pattern of ``watch`` matches `unit`. Asked several times per run: it matches the patterns
+    /// without copying the matching rule out, as ``rule(for:)`` does.
     public func isWatched(_ unit: String) -> Bool {
-        rule(for: unit) != nil
+        watch.contains { $0.pattern.matches(unit) }
     }
 
     /// The reference settings for `unit`: ``defaults`` with the matching rule's overrides applied.
