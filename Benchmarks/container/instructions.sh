@@ -13,7 +13,9 @@
 #
 # Usage: Benchmarks/container/instructions.sh BUILD_DIR [BASELINE_DIR]
 #   Each directory holds static release binaries of lifecycled and lifecyclectl (swift build -c release
-#   --static-swift-stdlib --scratch-path .build-release). Environment: RUNS (200), WARMUP (20), WINDOW (16).
+#   --static-swift-stdlib --scratch-path .build-release). Environment: RUNS (200), WARMUP (20), WINDOW (16),
+#   LOADED_UNITS (0: watched `sleep infinity` instances started before the churn, as goals.sh's 1,000, to show
+#   whether a run costs more when lifecycled knows more units).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,6 +28,7 @@ source "$here/lib.sh"
 RUNS=${RUNS:-200}
 WARMUP=${WARMUP:-20}
 WINDOW=${WINDOW:-16}
+LOADED_UNITS=${LOADED_UNITS:-0}
 readonly BIN=/opt/lifecycled-build
 
 if ((EUID != 0)); then
@@ -63,9 +66,15 @@ cc -O2 -Wall -Wextra -Werror -o "$work/bin/churn" "$here/c/churn.c" "${sd_flags[
 
 container_install_trap
 container_boot "lc-instructions-$$" "$work/bin" --bind-ro="$repo:/opt/lifecycled-src" >/dev/null
-printf '%s\n' '{"watch": ["lc-churn-*.service"]}' |
+printf '%s\n' '{"watch": ["lc-churn-*.service", "lc-mem@*.service"]}' |
     c_exec_stdin install -D -m 0644 /dev/stdin /etc/lifecycled/lifecycled.json
 c_exec env PREFIX=/opt/lifecycled /opt/lifecycled-src/scripts/install.sh "$BIN/${labels[-1]}" >/dev/null
+if ((LOADED_UNITS > 0)); then
+    printf '[Service]\nType=simple\nExecStart=/bin/sleep infinity\n' |
+        c_exec_stdin install -D -m 0644 /dev/stdin /etc/systemd/system/lc-mem@.service
+    c_exec systemctl daemon-reload
+    c_exec /opt/lifecycled-src/Benchmarks/container/inside/units.sh start lc-mem@ "$LOADED_UNITS" 100 >/dev/null
+fi
 
 # Self cost of a callgrind dump per object file: "lifecycled libsystemd libc other".
 split_by_object() {
@@ -81,7 +90,8 @@ split_by_object() {
               print a + 0, b + 0, c + 0, d + 0 }' "$1"
 }
 
-section "instructions per churn run: $RUNS transient units, $WINDOW alive at once, after $WARMUP to warm up"
+section "instructions per churn run: $RUNS transient units, $WINDOW alive at once, after $WARMUP to warm up," \
+    "$LOADED_UNITS other watched units loaded"
 for label in "${labels[@]}"; do
     # valgrind generates code (MemoryDenyWriteExecute), makes system calls outside the filter, and callgrind_control
     # finds it through files in its /tmp; its start is slow, and it answers no watchdog.
