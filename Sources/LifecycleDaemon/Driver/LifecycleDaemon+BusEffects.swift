@@ -23,7 +23,7 @@ extension LifecycleDaemon {
     private func performBusEffects() async {
         // A few at a time: an answer is awaited before the core asks for more.
         while !busEffects.isEmpty {
-            if let answer = await busAnswer(busEffects.removeFirst()) { input.yield(answer) }
+            if let answer = await busAnswer(busEffects.removeFirst()) { take(answer) }
         }
         isPerformingOnBus = false
         busWorker = nil
@@ -46,7 +46,7 @@ extension LifecycleDaemon {
             } catch {
                 // The first subscription failed: lifecycled cannot do its work (later ones are logged and go on).
                 startFailure = error
-                input.yield(.stop)
+                take(.stop)
             }
         case .publishManager:
             await manager?.stop()

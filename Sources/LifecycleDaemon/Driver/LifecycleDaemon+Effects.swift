@@ -185,9 +185,9 @@ extension LifecycleDaemon {
             self.looker = new
             return new
         }()
-        let input = input
         Task(executorPreference: looker.thread) {
-            input.yield(.lookedUp(dispatches, await looker.check(dispatches, probe: probe, sync: sync)))
+            let check = await looker.check(dispatches, probe: probe, sync: sync)
+            await self.take(.lookedUp(dispatches, check))
         }
     }
 
@@ -243,9 +243,10 @@ extension LifecycleDaemon {
         do {
             let source = try SystemdUnitSource(
                 address: options.bus(core.configuration), patterns: patterns, thread: thread, logger: logger,
-                eventHandler: { [input] event in
-                    // On the loop's thread, as each signal is processed: straight into the loop's inputs.
-                    if let next = DaemonInput(event) { input.yield(next) }
+                eventHandler: { [unowned self] event in
+                    // On the loop's thread, inside sd_bus_process, as each signal is processed: to the core at once.
+                    guard let next = DaemonInput(event) else { return }
+                    self.assumeIsolated { $0.take(next) }
                 }
             )
             try await source.start()
@@ -263,8 +264,8 @@ extension LifecycleDaemon {
 
     private func arm(_ timer: DaemonTimer, at time: Uptime) {
         if let armed = timers[timer] { thread.cancel(armed) }
-        timers[timer] = thread.schedule(after: .milliseconds(max(0, time - Self.uptime()))) { [input] in
-            input.yield(.timer(timer))
+        timers[timer] = thread.schedule(after: .milliseconds(max(0, time - Self.uptime()))) { [unowned self] in
+            self.assumeIsolated { $0.take(.timer(timer)) }
         }
     }
 

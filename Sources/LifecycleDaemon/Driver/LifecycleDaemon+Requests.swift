@@ -11,11 +11,13 @@ extension LifecycleDaemon: LifecycleRequests {
     /// - Returns: the dispatch's sequence number, or 0 when the event was counted but is not in
     ///   `tracked_lifecycle_events`.
     public func send(_ request: EventRequest) async -> Result<UInt64, EventRequestError> {
+        // Once the loop is done nothing would take it, and the replies still waiting may already be answered.
+        guard !isLoopDone else { return .failure(.stopping) }
         lastReplyID += 1
         let token = ReplyToken(lastReplyID)
         return await withCheckedContinuation { continuation in
             replies[token] = continuation
-            input.yield(.request(request, reply: token))
+            take(.request(request, reply: token))
         }
     }
 
