@@ -142,7 +142,7 @@ public actor LifecycleDaemon {
     /// given at once, say) waits for it, and they are taken in the order they came.
     ///
     /// Taken where they come, rather than through an `AsyncStream` the loop awaited: each input then cost a yield, a
-    /// job, two task switches and a turn of the thread's loop, about 5 % of lifecycled's instructions per run in a
+    /// job, two task switches and a turn of the thread's loop, about 9 % of lifecycled's instructions per run in a
     /// churn, and a unit's change waited behind them (docs/PERFORMANCE.md, "Fewer instructions per run, third
     /// round").
     func take(_ input: DaemonInput) {
