@@ -11,14 +11,20 @@ import LifecycleSystemd
 /// read at a time and takes its answer as an input, as it takes a look's; the looks and the reads share the thread,
 /// one after the other.
 extension JournalLooker {
-    /// The answer to `query`, read with the barrier's probe written through `journal`.
-    func answer(_ query: RecoveryQuery, positionFile: JournalPositionFile, journal: JournalSink) -> RecoveryAnswer {
+    /// The answer to `query`, read with the barrier's probe written through `journal`; what the journal names is
+    /// handed to `named` as soon as it is read, so that the loop applies the changes of the units it does not name
+    /// while the history is read (docs/architecture.md, "Phases").
+    func answer(
+        _ query: RecoveryQuery, positionFile: JournalPositionFile, journal: JournalSink,
+        named: (JournaledUnits) -> Void
+    ) -> RecoveryAnswer {
         let barriers = JournalBarrierLook(journal: journal, logger: logger)
-        return JournalRecoveryReader(logger: logger, positionFile: positionFile).answer(query) { barrier in
+        let reader = JournalRecoveryReader(logger: logger, positionFile: positionFile)
+        return reader.answer(query, lookForBarrier: { barrier in
             barriers.isSeen(
                 barrier, fields: JournalProbeEntry.fields(historyBarrier: barrier.number),
                 query: JournalProbeEntry.query(historyBarrier: barrier.number, pid: getpid())
             )
-        }
+        }, named: named)
     }
 }

@@ -180,7 +180,10 @@ extension LifecycleDaemon {
         let looker = journalLooker()
         let (input, positionFile, journal) = (input, positionFile, journal)
         Task(executorPreference: looker.thread) {
-            input.yield(.recovered(await looker.answer(query, positionFile: positionFile, journal: journal)))
+            let answer = await looker.answer(query, positionFile: positionFile, journal: journal) { units in
+                input.yield(.journaledUnitsRead(units))
+            }
+            input.yield(.recovered(answer))
         }
     }
 
