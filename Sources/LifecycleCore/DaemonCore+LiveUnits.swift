@@ -13,7 +13,7 @@ extension DaemonCore {
     mutating func takeJournaledUnits(_ journaled: JournaledUnits) {
         guard case .recovering = phase, liveUnits == nil else { return }
         liveUnits = LiveUnits(journaled: journaled)
-        takeHeldLiveChanges()
+        takeWaitingLiveInputs()
     }
 
     /// Whether a change of `unit` is applied as it comes: while recovering, once the journal named its units, a
@@ -31,23 +31,56 @@ extension DaemonCore {
     /// Whether `input`, a change or a job's removal of a live unit, is taken ahead of the recovery's work and the
     /// inputs deferred behind it: when nothing deferred must come before it. Only another unit's change or job, and
     /// a D-Bus call (held until the recovery ends anyway), may be overtaken; anything else (a reload, a listing, a
-    /// timer's elapse, the unit's own earlier inputs) keeps the live input behind it.
+    /// timer's elapse, a slice's answer, the unit's own earlier inputs) keeps the live input behind it.
     func takesLive(_ input: DaemonInput) -> Bool {
-        let unit: String
-        switch input {
-        case .changed(let snapshot): unit = snapshot.name
-        case .jobRemoved(let jobUnit, _, _, _): unit = jobUnit
-        default: return false
-        }
-        guard isLive(unit) else { return false }
+        guard let unit = liveUnit(of: input) else { return false }
         return !deferred.contains { earlier in
-            switch earlier {
-            case .changed(let snapshot): snapshot.name == unit
-            case .jobRemoved(let jobUnit, _, _, _): jobUnit == unit
-            case .request: false
-            default: true
-            }
+            if let other = Self.unit(ofChangeOrJob: earlier) { return other == unit }
+            return !Self.mayBeOvertaken(earlier)
         }
+    }
+
+    /// The live inputs deferred behind the recovery's work that nothing deferred before them must precede
+    /// (``takesLive(_:)``), moved to the live inputs, in order: called when a unit goes live, and when a deferred
+    /// input that kept them behind it is taken (a slice's answer that came while a begin waited for its version).
+    mutating func takeDeferredLiveInputs() {
+        guard liveUnits != nil, isRecovering, !deferred.isEmpty else { return }
+        var kept = Queue<DaemonInput>()
+        var keptUnits: Set<String> = []
+        var isBlocked = false
+        while let input = deferred.popFirst() {
+            if !isBlocked, let unit = liveUnit(of: input), !keptUnits.contains(unit) {
+                liveInputs.append(input)
+                continue
+            }
+            if let unit = Self.unit(ofChangeOrJob: input) {
+                keptUnits.insert(unit)
+            } else if !Self.mayBeOvertaken(input) {
+                isBlocked = true
+            }
+            kept.append(input)
+        }
+        deferred = kept
+    }
+
+    /// The unit of a change or a job's removal of a live unit; nil for any other input.
+    private func liveUnit(of input: DaemonInput) -> String? {
+        guard let unit = Self.unit(ofChangeOrJob: input), isLive(unit) else { return nil }
+        return unit
+    }
+
+    private static func unit(ofChangeOrJob input: DaemonInput) -> String? {
+        switch input {
+        case .changed(let snapshot): snapshot.name
+        case .jobRemoved(let unit, _, _, _): unit
+        default: nil
+        }
+    }
+
+    /// Whether a deferred input may be overtaken by a live unit's (besides another unit's change or job): a D-Bus call,
+    /// which waits for the recovery's end anyway.
+    private static func mayBeOvertaken(_ input: DaemonInput) -> Bool {
+        if case .request = input { true } else { false }
     }
 
     /// The work of a live unit's change: its listing entry first, the first time (as the recovery's end takes the
@@ -72,12 +105,18 @@ extension DaemonCore {
     }
 
     /// The changes the phase held of units that are live now, out of the phase and taken, in order.
-    mutating func takeHeldLiveChanges() {
+    private mutating func takeHeldLiveChanges() {
         guard liveUnits != nil, let held = phase.held?.changes, !held.isEmpty else { return }
         var units: Set<String> = []
         for change in held where isLive(change.snapshot.name) { units.insert(change.snapshot.name) }
         guard !units.isEmpty else { return }
         for change in phase.releaseChanges(of: units) { takeLive(change) }
+    }
+
+    /// A unit may have gone live: its changes held in the phase, then those deferred, are taken.
+    mutating func takeWaitingLiveInputs() {
+        takeHeldLiveChanges()
+        takeDeferredLiveInputs()
     }
 
     /// Whether `unit` went live in this recovery: the recovery's history, catch-up and listing leave it out.

@@ -19,7 +19,7 @@ extension DaemonCore {
     mutating func takeTimers(_ timers: [TimerSnapshot]?) {
         timersAwaited = false
         // A recovery's live units wait for the timers (``isLive(_:)``).
-        defer { takeHeldLiveChanges() }
+        defer { takeWaitingLiveInputs() }
         guard let timers else { return }
         if !timersCaughtUp {
             timersCaughtUp = true

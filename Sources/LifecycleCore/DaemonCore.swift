@@ -201,6 +201,8 @@ public struct DaemonCore: Sendable {
                 if let item = work.popFirst() { work.prepend(contentsOf: perform(item)) }
             } else if let input = deferred.popFirst() {
                 process(input)
+                // The input may have kept live inputs behind it (``takeDeferredLiveInputs()``).
+                takeDeferredLiveInputs()
             } else {
                 return
             }

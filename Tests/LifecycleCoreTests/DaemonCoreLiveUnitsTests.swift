@@ -201,4 +201,23 @@ struct DaemonCoreLiveUnitsRoundTests {
         #expect(h.core.phase == .tracking)
         #expect(h.dispatches(of: fresh) == ["1 missed"], "once")
     }
+
+    @Test("a slice answered while a live begin waits for its version: the unit's inputs deferred behind the answer go live once it is taken")
+    func sliceAnsweredWhileAVersionWaits() throws {
+        let fresh = DaemonCoreLiveUnitsTests.fresh
+        var h = try DaemonCoreLiveUnitsTests().slicedDayOne(listing: [H.snapshot("inactive", "x", second: 1, unit: fresh)])
+        h.holdVersions = true
+        h.holdLookUps = true
+        h.send(.changed(H.snapshot("active", "a", second: 10, unit: fresh)))
+        #expect(h.heldVersionReads == [fresh], "the begin waits for its version")
+        // The slice's answer comes meanwhile and waits behind the begin; so do the unit's next inputs.
+        h.answerHeldRecoveryRead()
+        h.send(.jobRemoved(unit: fresh, jobID: 1, result: "done", unitResult: nil))
+        h.send(.changed(H.snapshot("inactive", "a", second: 11, unit: fresh)))
+        h.send(.changed(H.snapshot("active", "b", second: 12, unit: fresh)))
+        h.send(.versionRead(unit: fresh, version: "1"))
+        #expect(!h.core.work.isEmpty, "the slice's runs still wait for the journal")
+        #expect(h.dispatches(of: fresh) == ["1 launch a", "2 sleep a"], "taken before the round is confirmed")
+        #expect(h.heldVersionReads == [fresh, fresh], "the next begin asks for its version at once")
+    }
 }
