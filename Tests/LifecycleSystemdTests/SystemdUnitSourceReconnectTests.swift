@@ -42,14 +42,15 @@ struct SystemdUnitSourceReconnectTests {
         expected.stateChangeTimestamp = 7
         expected.stateChangeTimestampMonotonic = 0
         // Failed: the .Service values are read too.
-        try await events.expectNext(.initial([UnitFixtures.withServiceValues(expected)]), timeout: .seconds(20))
+        let listed = UnitSourceEvent.initial([UnitFixtures.withServiceValues(expected)])
+        try await events.expectNext(listed, timeout: .seconds(20))
         #expect(successor.calls.subscribe >= 1)
 
         // Signals flow on the new connection. systemd's bus name may have changed owner while the source set up,
         // which asks for one more listing of the same state first.
         try await successor.emitManagerSignal("Reloading", [.bool(true)])
         var event = try await events.next()
-        while event == .initial([expected]) { event = try await events.next() }
+        while event == listed { event = try await events.next() }
         #expect(event == .reloading(true))
 
         await source.stop()
