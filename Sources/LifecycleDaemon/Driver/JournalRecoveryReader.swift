@@ -27,7 +27,7 @@ struct JournalRecoveryReader {
             case .barrier(let barrier):
                 reading.take(.barrier(seen: lookForBarrier(barrier)))
             case .journaledUnits:
-                let units = journaledUnits()
+                let units = journaledUnits(watched: query.patterns)
                 reading.take(.journaledUnits(units))
                 if let units { named(units) }
             default:
@@ -133,12 +133,16 @@ struct JournalRecoveryReader {
         }
     }
 
-    /// The units the journal names: PID 1's `UNIT=` values and lifecycled's `LIFECYCLE_UNIT=` values; nil when they
-    /// cannot be read (logged: then no unit's change is taken before the recovery ends).
-    private func journaledUnits() -> JournaledUnits? {
+    /// The watched units the journal names: PID 1's `UNIT=` values and lifecycled's `LIFECYCLE_UNIT=` values that
+    /// match `watched`, the only units that can go live; nil when they cannot be read (logged: then no unit's change
+    /// is taken before the recovery ends). Kept to watched names, the set does not grow with every unit a host's
+    /// journal names (transient units with names that never repeat).
+    private func journaledUnits(watched: [UnitPattern]) -> JournaledUnits? {
+        let isWatched = { (unit: String) in watched.contains { $0.matches(unit) } }
         do {
             return JournaledUnits(
-                logged: try reader.uniqueValues(of: "UNIT"), dispatched: try reader.uniqueValues(of: DispatchField.unit)
+                logged: try reader.uniqueValues(of: "UNIT", keeping: isWatched),
+                dispatched: try reader.uniqueValues(of: DispatchField.unit, keeping: isWatched)
             )
         } catch {
             logger.warning("Failed to read which units the journal names: every change waits for the recovery", metadata: ["error": "\(error)"])
