@@ -129,14 +129,6 @@ dispatches() {
             .__MONOTONIC_TIMESTAMP] | join(" ")'
 }
 
-# Percentiles of the µs on stdin, nearest rank: "N P50 P99 MAX" in ms.
-percentiles() {
-    sort -n | awk '{ v[NR] = $1 }
-        function rank(q,  r) { r = int(q * NR); if (r < q * NR) r++; if (r < 1) r = 1; return v[r] }
-        END { if (NR == 0) { print "0 - - -"; exit }
-              printf "%d %.2f %.2f %.2f\n", NR, rank(0.50) / 1000, rank(0.99) / 1000, v[NR] / 1000 }'
-}
-
 # monitor_start / monitor_stop FILE: records every method call to PID 1 (busctl monitor, JSON) and tallies them by
 # member, with the interface for GetAll and the property for Get. Watching costs dbus-daemon and PID 1 work, so it
 # runs only around steps that are not timed.

@@ -77,14 +77,6 @@ prepare_container() {
     printf '{"watch": ["lc-hist-*.service"]}\n' | c_exec_stdin tee /etc/lifecycled/lifecycled.json >/dev/null
 }
 
-# Percentiles of the µs on stdin, nearest rank: "N P50 P99 MAX" in ms (goals.sh's).
-percentiles() {
-    sort -n | awk '{ v[NR] = $1 }
-        function rank(q,  r) { r = int(q * NR); if (r < q * NR) r++; if (r < 1) r = 1; return v[r] }
-        END { if (NR == 0) { print "0 - - -"; exit }
-              printf "%d %.2f %.2f %.2f\n", NR, rank(0.50) / 1000, rank(0.99) / 1000, v[NR] / 1000 }'
-}
-
 # live_latency CYCLES_FILE [BEFORE_US]: from each state change latency.sh made (the file it printed) to the unit's
 # dispatch in the journal, in µs, one line each; only the changes made before BEFORE_US (monotonic), when given.
 live_latency() {

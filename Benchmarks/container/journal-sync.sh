@@ -19,6 +19,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=Tests/Integration/lib/container.sh
 source "$repo/Tests/Integration/lib/container.sh"
+# shellcheck source=Benchmarks/container/lib.sh
+source "$repo/Benchmarks/container/lib.sh"
 build_dir=$1 seconds=${SECONDS_RUN:-60} pause=${PAUSE:-0.05} cycles=${LAT_CYCLES:-300}
 work=$(mktemp -d "${TMPDIR:-/tmp}/lifecycled-sync.XXXXXX")
 export CONTAINER_LOG_DIR=$work
@@ -49,12 +51,6 @@ c_exec journalctl --no-pager -o cat --since "@$since" SYSLOG_IDENTIFIER=lifecycl
 failed=$(c_exec journalctl --no-pager -o cat --since "@$since" SYSLOG_IDENTIFIER=lifecycled | grep -c "Failed to sync the journal" || true)
 requests=$(c_exec journalctl --no-pager -o cat --since "@$since" | grep -c "Received client request to sync journal" || true)
 dispatches=$(c_exec journalctl --no-pager -o json --since "@$since" SYSLOG_IDENTIFIER=lifecycled LIFECYCLE_UNIT=lc-sync.service | grep -c . || true)
-percentiles() {
-    sort -n | awk '{ v[NR] = $1 }
-        function rank(q,  r) { r = int(q * NR); if (r < q * NR) r++; if (r < 1) r = 1; return v[r] }
-        END { if (NR == 0) { print "0 - - -"; exit }
-              printf "%d %.2f %.2f %.2f\n", NR, rank(0.50) / 1000, rank(0.99) / 1000, v[NR] / 1000 }'
-}
 echo "$dispatches dispatches in $seconds s; journald logged $requests sync requests"
 read -r n p50 p99 max <<<"$(percentiles <"$work/sync-us.txt")"
 echo "sync per look: $n looks synced ($failed failed): p50 $p50 ms, p99 $p99 ms, max $max ms"

@@ -2,8 +2,8 @@
 # shellcheck shell=bash
 #
 # What the container benchmarks share: finding a container process's host PID, reading its CPU time and memory from
-# /proc, waiting for it to settle, medians, checking the builds given. Source it after Tests/Integration/lib/container.sh
-# (it reads CONTAINER_PID, c_exec).
+# /proc, waiting for it to settle, medians and percentiles, checking the builds given. Source it after
+# Tests/Integration/lib/container.sh (it reads CONTAINER_PID, c_exec).
 
 say() { printf '%s\n' "$*"; }
 section() { printf '\n== %s\n' "$*"; }
@@ -71,6 +71,14 @@ wait_idle() {
 
 # The median of the numbers on standard input, one a line (0 for none).
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : 0) }'; }
+
+# Percentiles of the integers (µs) on standard input, nearest rank: "N P50 P99 MAX" in ms ("0 - - -" for none).
+percentiles() {
+    sort -n | awk '{ v[NR] = $1 }
+        function rank(q,  r) { r = int(q * NR); if (r < q * NR) r++; if (r < 1) r = 1; return v[r] }
+        END { if (NR == 0) { print "0 - - -"; exit }
+              printf "%d %.2f %.2f %.2f\n", NR, rank(0.50) / 1000, rank(0.99) / 1000, v[NR] / 1000 }'
+}
 
 # status_kb PID FIELD: a /proc/PID/status size in kB (VmRSS, VmHWM, RssAnon).
 status_kb() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }

@@ -85,16 +85,6 @@ record() { result[$1]=$2; }
 
 # --- helpers -------------------------------------------------------------------------------------------------------
 
-# Percentiles of the integers (µs) on stdin, nearest rank: "N P50 P99 MAX" in ms.
-percentiles() {
-    sort -n | awk '{ v[NR] = $1 }
-        function rank(q,  r) { r = int(q * NR); if (r < q * NR) r++; if (r < 1) r = 1; return v[r] }
-        END {
-            if (NR == 0) { print "0 - - -"; exit }
-            printf "%d %.2f %.2f %.2f\n", NR, rank(0.50) / 1000, rank(0.99) / 1000, v[NR] / 1000
-        }'
-}
-
 # Waits until the process's CPU time has not moved for SECONDS (default 2): lifecycled has handled its backlog.
 wait_cpu_quiet() {
     local pid=$1 quiet=${2:-2} last now still=0 deadline=$((SECONDS + 300))

@@ -316,6 +316,21 @@ struct CoreHarness {
     // MARK: - Fixtures
 
     /// A run id made of one repeated letter, so that dispatch listings stay readable.
+    /// The first start on a machine whose PID 1 journal holds 30 clean runs of web.service, read in slices of 25
+    /// entries, each read held until the test answers it (``holdRecoveryReads``); after `listing`.
+    static func slicedDayOne(listing: [UnitSnapshot] = []) throws -> CoreHarness {
+        var h = try CoreHarness()
+        var answers = DaemonCoreDeliveryTests.slices(
+            of: historyEntries(DaemonCoreDeliveryTests.cleanRunList(30)), entriesPerSlice: 25
+        )
+        h.recovery = answers.removeFirst()
+        h.laterSlices = answers
+        h.holdRecoveryReads = true
+        h.send(.start)
+        h.send(.listing(listing))
+        return h
+    }
+
     static func run(_ letter: Character) -> String { String(repeating: letter, count: 32) }
 
     /// A snapshot of web.service; `second` is both its realtime (after ``t0``) and monotonic state-change time.

@@ -13,18 +13,7 @@ struct DaemonCoreHistoryReadTests {
 
     /// The first start on a machine whose PID 1 journal holds 30 clean runs of web.service, read in slices of 25
     /// entries, each read held until the test answers it; after the listing.
-    func slicedDayOne() throws -> H {
-        var h = try H()
-        var answers = DaemonCoreDeliveryTests.slices(
-            of: H.historyEntries(DaemonCoreDeliveryTests.cleanRunList(30)), entriesPerSlice: 25
-        )
-        h.recovery = answers.removeFirst()
-        h.laterSlices = answers
-        h.holdRecoveryReads = true
-        h.send(.start)
-        h.send(.listing([]))
-        return h
-    }
+    func slicedDayOne() throws -> H { try H.slicedDayOne() }
 
     /// Answers the held reads and the looks until lifecycled is ready.
     func readUntilReady(_ h: inout H) {

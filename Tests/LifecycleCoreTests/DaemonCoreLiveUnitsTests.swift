@@ -16,15 +16,7 @@ struct DaemonCoreLiveUnitsTests {
     /// entries, each read held until the test answers it; after `listing`. With `named`, the read says first what the
     /// journal names: web.service only.
     func slicedDayOne(listing: [UnitSnapshot] = [], named: Bool = true) throws -> H {
-        var h = try H()
-        var answers = DaemonCoreDeliveryTests.slices(
-            of: H.historyEntries(DaemonCoreDeliveryTests.cleanRunList(30)), entriesPerSlice: 25
-        )
-        h.recovery = answers.removeFirst()
-        h.laterSlices = answers
-        h.holdRecoveryReads = true
-        h.send(.start)
-        h.send(.listing(listing))
+        var h = try H.slicedDayOne(listing: listing)
         if named { h.send(.journaledUnitsRead(JournaledUnits(logged: [H.unit], dispatched: []))) }
         return h
     }
