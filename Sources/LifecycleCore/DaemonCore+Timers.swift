@@ -12,14 +12,10 @@ extension DaemonCore {
     mutating func readTimers(of snapshots: [UnitSnapshot]) {
         let services = snapshots.map(\.name).filter { $0.hasSuffix(".service") && configuration.isWatched($0) }
         guard !services.isEmpty else { return }
-        timersAwaited = true
         effects.append(.readTimers(services))
     }
 
     mutating func takeTimers(_ timers: [TimerSnapshot]?) {
-        timersAwaited = false
-        // A recovery's live units wait for the timers (``isLive(_:)``).
-        defer { takeWaitingLiveInputs() }
         guard let timers else { return }
         if !timersCaughtUp {
             timersCaughtUp = true
@@ -75,18 +71,12 @@ extension DaemonCore {
     }
 
     /// A job of a watched unit was removed: the elapse it resolves, if any, is recorded in order with the unit's
-    /// changes. Before tracking (a recovery holds the changes), nothing is decided: the elapse stays for the run;
-    /// except for a recovery's live unit, tracked as it goes (``LiveUnits``), its jobs with its changes.
+    /// changes. Before tracking (a recovery holds the changes), nothing is decided: the elapse stays for the run.
     mutating func takeJobRemoved(unit: String, jobID: UInt32, result: String, unitResult: String?) {
-        let isLive = isLive(unit)
-        guard phase == .tracking || isLive,
+        guard phase == .tracking,
             let outcome = timerBook.jobRemoved(jobID, of: unit, result: result, unitResult: unitResult)
         else { return }
-        if isLive {
-            liveWork.append(.timerJob(outcome, recoveredAt: nil))
-        } else {
-            work.append(.timerJob(outcome, recoveredAt: nil))
-        }
+        work.append(.timerJob(outcome, recoveredAt: nil))
     }
 
     /// Records what became of an elapse; `recoveredAt`, the time PID 1 failed its job, for one lifecycled was away for.
