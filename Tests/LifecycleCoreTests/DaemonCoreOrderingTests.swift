@@ -66,6 +66,26 @@ struct DaemonCoreOrderingTests {
         #expect(h.dispatches() == ["1 launch a", "2 sleep a reconciled", "3 wake b reconciled", "4 crash b"])
     }
 
+    @Test("a unit's first signal (its new run's id, no state change yet) held behind a listing that shows the run: no false end")
+    func firstSignalHeldBehindListing() throws {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        h.now = H.t0 + 10_000
+        h.send(.signalsLost)
+        h.recovery = nil
+        // A fresh unit whose start job is queued: inactive, with the new run's id and no state change ever (PID 1
+        // sends this before the run's own change). It arrives before the listing, which shows the run going.
+        let first = UnitSnapshot(name: H.unit, activeState: ActiveState("inactive"), subState: "dead", invocationID: H.run("b"), result: "success")
+        h.send(.changed(first))
+        h.send(.listing([H.snapshot("active", "b", second: 11)]))
+        // A journal that holds nothing of the run (journald storing only notices and above).
+        h.send(.recovered(RecoveryAnswer()))
+        #expect(h.dispatches() == ["1 launch b"])
+        h.send(.changed(H.snapshot("inactive", "b", second: 30)))
+        #expect(h.dispatches() == ["1 launch b", "2 sleep b"])
+    }
+
     @Test("a listing older than the journal gives no false end of a run the journal shows begun")
     func listingOlderThanJournal() throws {
         var h = try H(records: [Self.running("a")])

@@ -152,6 +152,21 @@ struct SystemdUnitMapperTests {
         #expect(mapper.map(restarted).map(\.transition) == [.began])
     }
 
+    @Test("a fresh unit's first signal (the run's id, no state change yet) that comes after the run was seen ends nothing")
+    func firstSignalAfterTheRun() {
+        var first = snap("inactive", "dead")
+        first.stateChangeTimestamp = 0
+        first.stateChangeTimestampMonotonic = 0
+        // Seen through a listing, through a signal, and as the baseline of the first listing.
+        var listed = SystemdUnitMapper()
+        #expect(listed.map(snap("active", "running"), listed: true).map(\.transition) == [.began])
+        #expect(listed.map(first).isEmpty)
+        #expect(run([snap("active", "running"), first]) == [.began])
+        #expect(run([first], baseline: snap("active", "running")).isEmpty)
+        // Its real end still ends it.
+        #expect(run([snap("active", "running"), first, snap("inactive", "dead")]) == [.began, .endedCleanly])
+    }
+
     @Test("crash details are named like PID 1's journal fields")
     func crashData() {
         let details = CrashDetails(result: "signal", execMainCode: 2, execMainStatus: 9, nRestarts: 1)

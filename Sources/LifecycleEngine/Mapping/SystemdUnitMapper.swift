@@ -32,8 +32,10 @@ public struct SystemdUnitMapper: Sendable {
         /// Only the newest few are kept (a late snapshot shows the run before the newest, not one from long ago), so
         /// that a history of thousands of runs recovered at start is not remembered for the life of the process.
         var superseded: [String] = []
-        /// When the journal said the run ``begun`` began (set by ``note(_:)``): a snapshot whose state changed
-        /// before that cannot end it. By the monotonic clock too when known (0: not known), as the wall clock may step.
+        /// When the run ``begun`` began, as the journal said it (``note(_:)``) or the snapshot that showed it
+        /// running: a snapshot whose state changed before that cannot end it, nor one with no state change at all (a
+        /// fresh unit's first signal carries its new run's id before its state moves, and may come after a listing).
+        /// By the monotonic clock too when known (0: not known), as the wall clock may step.
         var begunAt: Milliseconds?
         var begunAtMonotonic: UInt64 = 0
         /// The run whose `ExecCondition=` check was seen under way: not a run yet, but a failure of the check
@@ -85,7 +87,12 @@ public struct SystemdUnitMapper: Sendable {
         let id = snapshot.invocationID
         if !id.isEmpty {
             memory.begun = id
-            if snapshot.hasEnded || !snapshot.isRunning { memory.ended = id }
+            if snapshot.hasEnded || !snapshot.isRunning {
+                memory.ended = id
+            } else {
+                memory.begunAt = snapshot.stateChangeTime
+                memory.begunAtMonotonic = snapshot.stateChangeTimestampMonotonic
+            }
         }
         memory.isFrozen = snapshot.freezerState == "frozen"
         memory.lastStateChange = snapshot.stateChangeTimestampMonotonic
@@ -144,8 +151,9 @@ public struct SystemdUnitMapper: Sendable {
             memory.checking = nil
             memory.supersede()
             memory.begun = id
-            memory.begunAt = nil
-            memory.begunAtMonotonic = 0
+            // A run seen only over began when it left the inactive state; any other, by its state change.
+            memory.begunAtMonotonic = isUnseenRun ? snapshot.inactiveExitMonotonic : stateChange
+            memory.begunAt = snapshot.time(ofMonotonic: memory.begunAtMonotonic)
             memory.ended = nil
             memory.isFrozen = false
             transitions.append(.began)
