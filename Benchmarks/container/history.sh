@@ -26,6 +26,11 @@
 # lifecycled with `perf record` from its start to READY (perf-LABEL.data in the work directory; implies HISTORY_KEEP);
 # HISTORY_PERF_GRAPH=dwarf for call graphs through libsystemd, which has no frame pointers; HISTORY_PERF_EVENTS=page-faults
 # (say) records those events instead of CPU time.
+# HISTORY_LIVE_CYCLES=N starts and stops a watched unit that never ran before (lc-hist-live.service, enabled, so it is
+# in the listing) N times back to back from lifecycled's start (Benchmarks/container/inside/latency.sh), then N times
+# more once it is READY, and prints per build the p50, p99 and max from each state change (the unit's own
+# InactiveExit/InactiveEnterTimestampMonotonic) to its dispatch in the journal: of the changes made before READY, while
+# the history was recovered, and of those made after, while tracking (goals.sh's method).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -40,6 +45,7 @@ SMALL_UNITS=${SMALL_UNITS:-100}
 SMALL_RUNS=${SMALL_RUNS:-100}
 READY_LIMIT=${READY_LIMIT:-200}
 readonly PREFIX_INSIDE=/opt/lifecycled
+readonly INSIDE=/opt/lifecycled-src/Benchmarks/container/inside LIVE_UNIT=lc-hist-live.service
 readonly UNITS_DIR=/var/lib/lifecycled/units
 
 check_builds history.sh "$@"
@@ -62,8 +68,25 @@ prepare_container() {
         "'${runner/RUNS/$BIG_RUNS}'" | c_exec_stdin tee /run/systemd/system/lc-hist-big.service >/dev/null
     printf '[Unit]\nStartLimitIntervalSec=0\n[Service]\nExecStart=/bin/sh -c %s\nRestart=always\nRestartSec=0\nSuccessExitStatus=3\nRestartPreventExitStatus=3\n' \
         "'${runner/RUNS/$SMALL_RUNS}'" | c_exec_stdin tee /run/systemd/system/lc-hist-small@.service >/dev/null
+    if [[ -n ${HISTORY_LIVE_CYCLES:-} ]]; then
+        printf '[Unit]\nStartLimitIntervalSec=0\n[Service]\nType=simple\nExecStart=/bin/sleep infinity\n[Install]\nWantedBy=multi-user.target\n' |
+            c_exec_stdin install -D -m 0644 /dev/stdin /etc/systemd/system/$LIVE_UNIT
+    fi
     c_exec systemctl daemon-reload
+    [[ -z ${HISTORY_LIVE_CYCLES:-} ]] || c_exec systemctl enable --quiet $LIVE_UNIT
     printf '{"watch": ["lc-hist-*.service"]}\n' | c_exec_stdin tee /etc/lifecycled/lifecycled.json >/dev/null
+}
+
+# live_latency CYCLES_FILE [BEFORE_US]: from each state change latency.sh made (the file it printed) to the unit's
+# dispatch in the journal, in µs, one line each; only the changes made before BEFORE_US (monotonic), when given.
+live_latency() {
+    c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled _UID=0 LIFECYCLE_UNIT=$LIVE_UNIT \
+        --output-fields=LIFECYCLE_EVENT,LIFECYCLE_INVOCATION_ID |
+        jq -r 'select(.LIFECYCLE_EVENT) | [.LIFECYCLE_EVENT, (.LIFECYCLE_INVOCATION_ID // "-"), .__MONOTONIC_TIMESTAMP] | join(" ")' |
+        awk -v before="${2:-0}" 'FILENAME == ARGV[1] { began[$1] = $2; ended[$1] = $3; next }
+            function keep(at) { return before == 0 || at < before }
+            $1 == "sleep" && ($2 in ended) && keep(ended[$2]) { print $3 - ended[$2]; next }
+            ($1 == "launch" || $1 == "wake") && ($2 in began) && keep(began[$2]) { print $3 - began[$2] }' "$1" -
 }
 
 # Minor page faults of a process so far (/proc/PID/stat): each is a page of a mapped file, such as a journal file on
@@ -180,7 +203,7 @@ measure_on_one_journal() {
 # Installs the build at INSIDE (a path in the container) and measures its first start.
 install_and_measure() {
     local inside=$1 label=$2 began ready state pid hwm anon=0 shmem=0 now_anon now_shmem largest result started
-    local hpid="" perf="" cpu="" faults=""
+    local hpid="" perf="" cpu="" faults="" cycler=""
     printf 'seconds\tRssAnon_kB\tRssShmem_kB\tRssFile_kB\tVmHWM_kB\n' >"$work/$label/memory.tsv"
     sample_state_files
     started=$SECONDS
@@ -192,6 +215,10 @@ install_and_measure() {
         [[ $state == active || $state == failed ]] && break
         if [[ $state == activating ]] && pid=$(unit_prop lifecycled.service MainPID) && [[ $pid != 0 ]] &&
             hpid=$(host_pid "$pid" 2>/dev/null); then
+            if [[ -n ${HISTORY_LIVE_CYCLES:-} && -z $cycler ]]; then
+                c_exec "$INSIDE/latency.sh" $LIVE_UNIT "$HISTORY_LIVE_CYCLES" 0 >"$work/$label/live-recovery.txt" &
+                cycler=$!
+            fi
             if [[ -n ${HISTORY_PERF:-} && -z $perf ]]; then
                 perf record -q --call-graph="${HISTORY_PERF_GRAPH:-fp}" ${HISTORY_PERF_EVENTS:+-e "$HISTORY_PERF_EVENTS"} -F 499 -p "$hpid" -o "$work/perf-$label.data" >/dev/null 2>&1 &
                 perf=$!
@@ -227,6 +254,7 @@ install_and_measure() {
         c_exec systemctl stop lifecycled.service 2>/dev/null || true
     fi
     wait "$installer" 2>/dev/null || true
+    [[ -z $cycler ]] || live_measure "$label" "${ready:-0}" "$cycler"
     largest=$(c_exec cat /run/lc-hist/largest 2>/dev/null || echo 0)
     read -r runs begins ends duplicates missing <<<"$(check_runs)"
     # A probe follows each look that found dispatches not written yet (docs/journal.md, "Where recovery resumes").
@@ -243,6 +271,20 @@ install_and_measure() {
         c_exec journalctl --no-pager -o short-monotonic SYSLOG_IDENTIFIER=lifecycled -u lifecycled.service \
             >"$work/$label/lifecycled.log" 2>&1 || true
     fi
+}
+
+# The live unit's latencies (HISTORY_LIVE_CYCLES): the cycles begun at lifecycled's start (its changes before READY,
+# monotonic READY_US, were made while the history was recovered), then as many once it tracks.
+live_measure() {
+    local label=$1 ready_us=$2 cycler=$3 n p50 p99 max
+    wait "$cycler" || true
+    sleep 1
+    read -r n p50 p99 max <<<"$(live_latency "$work/$label/live-recovery.txt" "$ready_us" | percentiles)"
+    say "  $label: $LIVE_UNIT during the recovery: $n of $((2 * $(wc -l <"$work/$label/live-recovery.txt"))) state changes made before READY, p50 $p50 ms, p99 $p99 ms, max $max ms"
+    c_exec "$INSIDE/latency.sh" $LIVE_UNIT "$HISTORY_LIVE_CYCLES" 0 >"$work/$label/live-tracking.txt"
+    sleep 1
+    read -r n p50 p99 max <<<"$(live_latency "$work/$label/live-tracking.txt" | percentiles)"
+    say "  $label: $LIVE_UNIT while tracking: $n state changes, p50 $p50 ms, p99 $p99 ms, max $max ms"
 }
 
 [[ -z ${HISTORY_PERF:-} ]] || HISTORY_KEEP=1

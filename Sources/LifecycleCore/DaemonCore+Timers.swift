@@ -12,10 +12,14 @@ extension DaemonCore {
     mutating func readTimers(of snapshots: [UnitSnapshot]) {
         let services = snapshots.map(\.name).filter { $0.hasSuffix(".service") && configuration.isWatched($0) }
         guard !services.isEmpty else { return }
+        timersAwaited = true
         effects.append(.readTimers(services))
     }
 
     mutating func takeTimers(_ timers: [TimerSnapshot]?) {
+        timersAwaited = false
+        // A recovery's live units wait for the timers (``isLive(_:)``).
+        defer { takeWaitingLiveInputs() }
         guard let timers else { return }
         if !timersCaughtUp {
             timersCaughtUp = true
@@ -71,12 +75,18 @@ extension DaemonCore {
     }
 
     /// A job of a watched unit was removed: the elapse it resolves, if any, is recorded in order with the unit's
-    /// changes. Before tracking (a recovery holds the changes), nothing is decided: the elapse stays for the run.
+    /// changes. Before tracking (a recovery holds the changes), nothing is decided: the elapse stays for the run;
+    /// except for a recovery's live unit, tracked as it goes (``LiveUnits``), its jobs with its changes.
     mutating func takeJobRemoved(unit: String, jobID: UInt32, result: String, unitResult: String?) {
-        guard phase == .tracking,
+        let isLive = isLive(unit)
+        guard phase == .tracking || isLive,
             let outcome = timerBook.jobRemoved(jobID, of: unit, result: result, unitResult: unitResult)
         else { return }
-        work.append(.timerJob(outcome, recoveredAt: nil))
+        if isLive {
+            liveWork.append(.timerJob(outcome, recoveredAt: nil))
+        } else {
+            work.append(.timerJob(outcome, recoveredAt: nil))
+        }
     }
 
     /// Records what became of an elapse; `recoveredAt`, the time PID 1 failed its job, for one lifecycled was away for.

@@ -28,6 +28,7 @@ extension DaemonCore {
         case .recovering(let cause, _, let held):
             // The source listed again before the journal answered: the newer listing is the one to take.
             phase = .recovering(cause, listing: snapshots, held: held)
+            takeLiveEntries(of: snapshots)
         case .tracking:
             if let added = unitsToRebuild {
                 // The listing that follows a reload that added watched units: their runs from PID 1's whole journal
@@ -49,6 +50,10 @@ extension DaemonCore {
     }
 
     mutating func take(_ change: BufferedChange) {
+        if isLive(change.snapshot.name) {
+            takeLive(change)
+            return
+        }
         guard !phase.hold(change), phase == .tracking else { return }
         work.append(.change(change))
     }
@@ -148,15 +153,21 @@ extension DaemonCore {
     /// The journal answered: what was missed is recorded first, then the listing, then the changes that waited. A
     /// history read in slices is recorded a slice at a time, the next slice read once the last one's runs are made;
     /// the listing is compared with the last slice only, which is the newest (the listing was taken before).
+    ///
+    /// The units that went live (``LiveUnits``) are left out: what the recovery records of them, their listing entry,
+    /// was taken before their first change, and the dispatches the journal holds of them are their own.
     mutating func recover(with answer: RecoveryAnswer) {
-        guard case .recovering(let cause, let listing, let held) = phase else { return }
+        if let journaled = answer.journaledUnits { takeJournaledUnits(journaled) }
+        guard case .recovering(let cause, let recoveryListing, let held) = phase else { return }
         guard !waitsForHistoryBarrier(answer), !retriesUnreadableHistory(answer) else { return }
         if !answer.isContinuation { journalPositions.recovered = answer.position }
         let isLastSlice = answer.resume == nil
-        let units: [UnitReconciliation]
+        if isLastSlice { liveUnits?.isClosed = true }
+        let listing = withoutLiveUnits(recoveryListing)
+        var units: [UnitReconciliation]
         switch cause {
         case .start, .watchAdded:
-            catchUp(with: answer.journaled)
+            catchUp(with: answer.journaled.filter { !wentLive($0.key) })
             units = tracker.reconciliation(
                 isLastSlice ? listing : [], endings: answer.endings, history: answer.history,
                 watchedUntil: answer.watchedUntil
@@ -169,6 +180,7 @@ extension DaemonCore {
                 )
             } ?? []
         }
+        if liveUnits?.listed.isEmpty == false { units.removeAll { wentLive($0.unit) } }
         let runs = units.reduce(0) { $0 + $1.beginsLeft }
         let more = isLastSlice ? "" : " (so far: PID 1's journal is read in slices)"
         let level: LogLine.Level = answer.isContinuation ? .info : .notice
@@ -200,7 +212,7 @@ extension DaemonCore {
         }
         work.append(.resync(listing, isFirst: cause == .start))
         work.append(contentsOf: held.changes.lazy.map(Work.change))
-        work.append(.finishRecovery(cause, watchedUnits: watchedCount(listing)))
+        work.append(.finishRecovery(cause, watchedUnits: watchedCount(recoveryListing)))
     }
 
     /// Asks for the next slice of the history, once the last one's runs are made: the units they made records for
@@ -239,6 +251,7 @@ extension DaemonCore {
         // The changes held were queued as work with the recovery; the requests run now.
         deferred.prepend(contentsOf: phase.held?.requests ?? [])
         phase = .tracking
+        liveUnits = nil
         recoveryProgress = nil
         health.watchedUnits = watchedUnits
         report(status: "Watching \(watchedUnits) loaded units")
@@ -276,7 +289,10 @@ extension DaemonCore {
 
     // MARK: - Work
 
-    mutating func perform(_ item: Work) {
+    /// Performs one item of work.
+    ///
+    /// - Returns: the work it leads to, to do before anything queued after it.
+    mutating func perform(_ item: Work) -> [Work] {
         switch item {
         case .transition(let transition):
             if transition.transition == .began, transition.isReconciled { recoveryProgress?.done += 1 }
@@ -285,20 +301,20 @@ extension DaemonCore {
             if !startingRuns.isEmpty { snapshots.forEach { noteStarted($0) } }
             let transitions = tracker.resync(snapshots, isFirstListing: isFirst)
             prefetchVersions(for: transitions)
-            work.prepend(contentsOf: transitions.lazy.map(Work.transition))
+            return transitions.map(Work.transition)
         case .reconciliation(var unit, let readsPastVersions):
             // A round's worth of runs at a time: the rest stays in the history until its turn.
             let transitions = nextRecovered(of: &unit, runs: Outbox.recoveryBound, readsPastVersions: readsPastVersions)
             prefetchVersions(for: transitions)
-            if !unit.isDone { work.prepend(contentsOf: [.reconciliation(unit, readsPastVersions: readsPastVersions)]) }
-            work.prepend(contentsOf: transitions.lazy.map(Work.transition))
+            let rest: [Work] = unit.isDone ? [] : [.reconciliation(unit, readsPastVersions: readsPastVersions)]
+            return transitions.map(Work.transition) + rest
         case .change(let change):
             noteStarted(change.snapshot)
             let transitions = tracker.transitions(for: change.snapshot, whileReloading: change.whileReloading)
             if let begun = transitions.first(where: \.wasSeenOnlyOver) {
                 log(.info, "\(begun.unit): run \(begun.invocationID) was seen only over (PID 1 sent its changes together, late): recorded as begun when it left the inactive state")
             }
-            work.prepend(contentsOf: transitions.lazy.map(Work.transition))
+            return transitions.map(Work.transition)
         case .timerJob(let outcome, let recoveredAt):
             recordTimerJob(outcome, recoveredAt: recoveredAt)
         case .readNextSlice(let resume):
@@ -306,6 +322,7 @@ extension DaemonCore {
         case .finishRecovery(let cause, let watchedUnits):
             finishRecovery(cause, watchedUnits: watchedUnits)
         }
+        return []
     }
 
     /// Applies a transition once what it needs is known; everything else waits meanwhile. A run's end that a signal

@@ -67,6 +67,12 @@ public struct DaemonCore: Sendable {
     var work = Queue<Work>()
     /// Inputs that came while work was waiting, in order.
     var deferred = Queue<DaemonInput>()
+    /// While recovering: the units whose changes are applied as they come (``LiveUnits``), nil until the journal
+    /// named its units; their changes that came while work waited, and the work they lead to, both taken before the
+    /// recovery's own work.
+    var liveUnits: LiveUnits?
+    var liveInputs = Queue<DaemonInput>()
+    var liveWork = Queue<Work>()
     /// The begin waiting for an answer before it can be applied.
     var awaited: AwaitedAnswer?
     var isReloading = false
@@ -127,6 +133,8 @@ public struct DaemonCore: Sendable {
     var timerBook = TimerBook()
     /// Whether the timers' misses while lifecycled was away were asked for: once, at the first read of the timers.
     var timersCaughtUp = false
+    /// Whether the timers read after the last listing have not answered yet.
+    var timersAwaited = false
 
     public init(
         tracker: UnitTracker, unitsSetAside: Set<String> = [], readsJournal: Bool, readsManagerJournal: Bool,
@@ -151,7 +159,7 @@ public struct DaemonCore: Sendable {
         self.now = now
         self.uptime = uptime
         if isBusy, input.waitsForWork {
-            deferred.append(input)
+            if takesLive(input) { liveInputs.append(input) } else { deferred.append(input) }
         } else if case .recovered = input, awaited != nil {
             // A slice of PID 1's history answered while an input that came before it waits for the archive (the
             // slice was asked for in the same round): taken first once that answer is in, never in its place.
@@ -171,7 +179,9 @@ public struct DaemonCore: Sendable {
     }
 
     /// True while work or earlier inputs wait.
-    var isBusy: Bool { awaited != nil || !work.isEmpty || !deferred.isEmpty }
+    var isBusy: Bool {
+        awaited != nil || !work.isEmpty || !deferred.isEmpty || !liveWork.isEmpty || !liveInputs.isEmpty
+    }
 
     /// True while the journal's answers to a recovery are awaited: work waits for them, not only changes.
     var isRecovering: Bool {
@@ -180,12 +190,19 @@ public struct DaemonCore: Sendable {
 
     private mutating func drain() {
         while awaited == nil {
-            if !work.isEmpty {
+            if let item = liveWork.popFirst() {
+                // A live unit's change does not wait for the recovery's rounds (``LiveUnits``).
+                liveWork.prepend(contentsOf: perform(item))
+            } else if let input = liveInputs.popFirst() {
+                process(input)
+            } else if !work.isEmpty {
                 // A long history is recorded in rounds: the state files hold at most a round's dispatches.
                 if isRecovering, recoveryWaitsForJournal { return }
-                if let item = work.popFirst() { perform(item) }
+                if let item = work.popFirst() { work.prepend(contentsOf: perform(item)) }
             } else if let input = deferred.popFirst() {
                 process(input)
+                // The input may have kept live inputs behind it (``takeDeferredLiveInputs()``).
+                takeDeferredLiveInputs()
             } else {
                 return
             }
@@ -224,6 +241,7 @@ public struct DaemonCore: Sendable {
             loseSignals()
             effects.append(.notify([.status(shown("Reconnecting to the bus: \(reason)"))]))
         case .recovered(let answer): recover(with: answer)
+        case .journaledUnitsRead(let units): takeJournaledUnits(units)
         case .versionRead(let unit, let version): takeVersion(version, of: unit)
         case .runCostRead(let run, let cost): takeRunCost(cost, of: run)
         case .runEndingRead(let unit, let id, let ending, let seen):
@@ -408,8 +426,8 @@ extension DaemonInput {
     /// effects and timers cannot wait, or the work they unblock would never go on.
     var waitsForWork: Bool {
         switch self {
-        case .versionRead, .runCostRead, .runEndingRead, .runJournalRead, .sent, .lookedUp, .managerPublished, .timer, .recovered, .journalTailRead,
-            .archiveRead, .saved, .journalPositionSaved, .timersRead, .missedStartsRead:
+        case .versionRead, .runCostRead, .runEndingRead, .runJournalRead, .sent, .lookedUp, .managerPublished, .timer, .recovered,
+            .journaledUnitsRead, .journalTailRead, .archiveRead, .saved, .journalPositionSaved, .timersRead, .missedStartsRead:
             false
         default: true
         }

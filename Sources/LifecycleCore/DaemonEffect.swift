@@ -37,7 +37,8 @@ public enum DaemonEffect: Sendable, Equatable {
     /// Read what the journal tells of a run that just failed beyond its unit's properties: who OOM-killed it, its core
     /// dump; answer ``DaemonInput/runJournalRead(_:_:)``. Before the read: write the query's probe when asked to.
     case readRunJournal(RunJournalQuery)
-    /// Read PID 1's and lifecycled's journal for what was missed; answer ``DaemonInput/recovered(_:)``.
+    /// Read PID 1's and lifecycled's journal for what was missed; answer ``DaemonInput/recovered(_:)``, which the
+    /// daemon's loop gives later, as an input: it reads on the journal's thread (docs/architecture.md, "One thread").
     case readRecovery(RecoveryQuery)
     /// Find the archived records of these units, which systemd shows for the first time since they were archived (or
     /// ever); answer ``DaemonInput/archiveRead(_:)``.

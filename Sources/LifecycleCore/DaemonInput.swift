@@ -33,6 +33,9 @@ public enum DaemonInput: Sendable, Equatable {
     case connectionLost(String)
     /// The answer to ``DaemonEffect/readRecovery(_:)``.
     case recovered(RecoveryAnswer)
+    /// What the journal named when a recovery's read of it began (``JournaledUnits``): given by the read ahead of its
+    /// answer, which takes long for a long history (the answer holds it too).
+    case journaledUnitsRead(JournaledUnits)
     /// The answer to ``DaemonEffect/readVersion(unit:invocationID:source:)``: nil when it could not be read.
     case versionRead(unit: String, version: String?)
     /// The answer to ``DaemonEffect/readRunCost(_:)``: what the run cost, as far as systemd could say; nil when

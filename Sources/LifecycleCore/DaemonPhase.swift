@@ -35,6 +35,16 @@ public enum DaemonPhase: Sendable, Equatable {
         update { $0.requests.append(request) }
     }
 
+    /// Takes the held changes of `units` out of the phase, in order.
+    mutating func releaseChanges(of units: Set<String>) -> [BufferedChange] {
+        var released: [BufferedChange] = []
+        _ = update { held in
+            released = held.changes.filter { units.contains($0.snapshot.name) }
+            held.changes.removeAll { units.contains($0.snapshot.name) }
+        }
+        return released
+    }
+
     private mutating func update(_ body: (inout HeldInputs) -> Void) -> Bool {
         switch self {
         case .starting(var held):

@@ -17,6 +17,8 @@ public struct HistoryReading: Sendable {
         case barrier(JournalBarrier)
         /// The position of the journal's newest entry.
         case tail
+        /// The units the journal names (``JournaledUnits``), read after the tail: a superset of the history's.
+        case journaledUnits
         /// The position the previous lifecycled saved in the state directory (nil when there is none).
         case savedPosition
         /// When (µs since the epoch) the newest earlier lifecycled that tracked units last wrote an entry: its last
@@ -37,6 +39,8 @@ public struct HistoryReading: Sendable {
     public enum Found: Sendable {
         case barrier(seen: Bool)
         case tail(JournalPosition?)
+        /// nil when the journal could not be read for them.
+        case journaledUnits(JournaledUnits?)
         case savedPosition(JournalPosition?)
         case lastTracking(microseconds: UInt64?)
         /// The entries were all handed in; `cursorFound` is false when the journal no longer holds the entry a read
@@ -124,11 +128,14 @@ public struct HistoryReading: Sendable {
             }
         case (.tail, .tail(let position)):
             answer.position = position
+            next = .journaledUnits
+        case (.journaledUnits, .journaledUnits(let units)):
+            answer.journaledUnits = units
             switch query.history {
             case .since(let microseconds):
-                readSlice(SlicedHistory(end: position), from: .since(Self.before(microseconds)))
+                readSlice(SlicedHistory(end: answer.position), from: .since(Self.before(microseconds)))
             case .wholeJournal(let units):
-                readSlice(SlicedHistory(end: position, isWholeJournal: true, units: units), from: .since(0))
+                readSlice(SlicedHistory(end: answer.position, isWholeJournal: true, units: units), from: .since(0))
             case .none, .sinceLastTracking, .resuming:
                 next = .savedPosition
             }
@@ -170,8 +177,8 @@ public struct HistoryReading: Sendable {
             catchUp()
         case (.dispatches, .unreadable):
             lookUpEndings()
-        case (.endings, .unreadable), (.barrier, _), (.tail, _), (.savedPosition, _), (.lastTracking, _), (.entries, _),
-            (.coreDumps, _), (.dispatches, _), (.endings, _):
+        case (.endings, .unreadable), (.barrier, _), (.tail, _), (.journaledUnits, _), (.savedPosition, _),
+            (.lastTracking, _), (.entries, _), (.coreDumps, _), (.dispatches, _), (.endings, _):
             preconditionFailure("\(found) does not answer \(read)")
         }
     }

@@ -33,6 +33,11 @@ struct Queue<Element: Sendable>: Sendable {
         front.append(contentsOf: elements.reversed())
     }
 
+    /// Whether an element queued satisfies `predicate`: O(n), for a queue expected short.
+    func contains(where predicate: (Element) -> Bool) -> Bool {
+        front.contains(where: predicate) || back.contains(where: predicate)
+    }
+
     mutating func popFirst() -> Element? {
         if front.isEmpty {
             guard !back.isEmpty else { return nil }

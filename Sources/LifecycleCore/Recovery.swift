@@ -122,6 +122,10 @@ public struct RecoveryAnswer: Sendable, Equatable {
     public var isHistoryUnreadable = false
     /// False when the query's barrier was not in the journal yet: nothing was read, and the core asks again.
     public var barrierSeen = true
+    /// What the journal named before the history was read (after its tail); nil when not read (a later slice, no
+    /// history asked) or unreadable. The driver gives it ahead of the answer too
+    /// (``DaemonInput/journaledUnitsRead(_:)``).
+    public var journaledUnits: JournaledUnits?
 
     /// The answer to a query whose barrier the journal does not show yet.
     public static var barrierNotSeen: RecoveryAnswer {

@@ -53,6 +53,10 @@ struct CoreHarness {
     var unreadableHistoryReads: Set<Int> = []
     /// The answers to the queries for a history's later slices, in order.
     var laterSlices: [RecoveryAnswer] = []
+    /// Recovery reads held unanswered, when ``holdRecoveryReads`` is set (the driver reads PID 1's journal on the
+    /// journal's thread, and its answer comes as a later input); ``answerHeldRecoveryRead()`` answers the oldest.
+    var holdRecoveryReads = false
+    var heldRecoveryReads: [(query: RecoveryQuery, number: Int)] = []
     /// How many reads of PID 1's journal come before journald writes what PID 1 logged before the listing: such a
     /// read sees no barrier, and a read without one takes ``staleRecovery``, the history without it.
     var journaldLag = 0
@@ -210,24 +214,11 @@ struct CoreHarness {
             return .runJournalRead(query, answers[0])
         case .readRecovery(let query):
             recoveryQueries.append(query)
-            if let barrier = query.barrier, barrier.write { historyBarriersWritten.append(barrier.number) }
-            if journaldLag > 0 {
-                journaldLag -= 1
-                if query.barrier != nil { return .recovered(.barrierNotSeen) }
-                return staleRecovery.map(DaemonInput.recovered)
+            if holdRecoveryReads {
+                heldRecoveryReads.append((query, recoveryQueries.count))
+                return nil
             }
-            if unreadableHistoryReads.contains(recoveryQueries.count) {
-                var unreadable = RecoveryAnswer()
-                unreadable.isHistoryUnreadable = true
-                unreadable.isContinuation = { if case .resuming = query.history { true } else { false } }()
-                return .recovered(unreadable)
-            }
-            if case .resuming = query.history, !laterSlices.isEmpty {
-                var slice = laterSlices.removeFirst()
-                slice.isContinuation = true
-                return .recovered(slice)
-            }
-            return recovery.map(DaemonInput.recovered)
+            return recoveryAnswer(to: query, number: recoveryQueries.count)
         case .watch(let patterns): watched.append(patterns)
         case .publishManager: return .managerPublished(true)
         case .reply(let token, let result): replies[token] = result
@@ -255,6 +246,35 @@ struct CoreHarness {
         case .markTracking, .exit: break
         }
         return nil
+    }
+
+    /// The journal's answer to the recovery's `query`, the `number`th read (the first is 1), as the harness's journal
+    /// stands now; nil holds it back.
+    private mutating func recoveryAnswer(to query: RecoveryQuery, number: Int) -> DaemonInput? {
+        if let barrier = query.barrier, barrier.write { historyBarriersWritten.append(barrier.number) }
+        if journaldLag > 0 {
+            journaldLag -= 1
+            if query.barrier != nil { return .recovered(.barrierNotSeen) }
+            return staleRecovery.map(DaemonInput.recovered)
+        }
+        if unreadableHistoryReads.contains(number) {
+            var unreadable = RecoveryAnswer()
+            unreadable.isHistoryUnreadable = true
+            unreadable.isContinuation = { if case .resuming = query.history { true } else { false } }()
+            return .recovered(unreadable)
+        }
+        if case .resuming = query.history, !laterSlices.isEmpty {
+            var slice = laterSlices.removeFirst()
+            slice.isContinuation = true
+            return .recovered(slice)
+        }
+        return recovery.map(DaemonInput.recovered)
+    }
+
+    /// Answers the oldest recovery read held (``holdRecoveryReads``), as the journal stands now.
+    mutating func answerHeldRecoveryRead() {
+        let (query, number) = heldRecoveryReads.removeFirst()
+        if let answer = recoveryAnswer(to: query, number: number) { send(answer) }
     }
 
     /// The journal's answer to a look-up of `dispatches`, as it stands now.
@@ -296,6 +316,21 @@ struct CoreHarness {
     // MARK: - Fixtures
 
     /// A run id made of one repeated letter, so that dispatch listings stay readable.
+    /// The first start on a machine whose PID 1 journal holds 30 clean runs of web.service, read in slices of 25
+    /// entries, each read held until the test answers it (``holdRecoveryReads``); after `listing`.
+    static func slicedDayOne(listing: [UnitSnapshot] = []) throws -> CoreHarness {
+        var h = try CoreHarness()
+        var answers = DaemonCoreDeliveryTests.slices(
+            of: historyEntries(DaemonCoreDeliveryTests.cleanRunList(30)), entriesPerSlice: 25
+        )
+        h.recovery = answers.removeFirst()
+        h.laterSlices = answers
+        h.holdRecoveryReads = true
+        h.send(.start)
+        h.send(.listing(listing))
+        return h
+    }
+
     static func run(_ letter: Character) -> String { String(repeating: letter, count: 32) }
 
     /// A snapshot of web.service; `second` is both its realtime (after ``t0``) and monotonic state-change time.

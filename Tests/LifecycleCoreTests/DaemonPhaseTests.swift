@@ -11,16 +11,21 @@ struct DaemonPhaseTests {
 
     static let request = DaemonInput.request(EventRequest(unit: H.unit, event: .custom("deploy")), reply: ReplyToken(7))
     static let change = DaemonInput.changed(H.snapshot("active", "a", second: 20))
+    /// A change of a unit the journal names nothing of (``named``), which a recovery takes live.
+    static let freshChange = DaemonInput.changed(H.snapshot("active", "n", second: 20, unit: "web-new.service"))
+    static let named = DaemonInput.journaledUnitsRead(JournaledUnits(logged: [H.unit], dispatched: []))
 
     /// The inputs that lead from a fresh core to each phase; the journal's recovery answers are held back.
     enum From: String, Sendable, CaseIterable {
-        case starting, recoveringAtStart, tracking, signalsLost, recoveringAfterSignalsLost, recoveringAfterSystemdLeft
-        case stopping
+        case starting, recoveringAtStart, recoveringNamed, tracking, signalsLost, recoveringAfterSignalsLost
+        case recoveringAfterSystemdLeft, stopping
 
         var inputs: [DaemonInput] {
             switch self {
             case .starting: [.start]
             case .recoveringAtStart: [.start, .listing([])]
+            // The recovery's read said what the journal names (web.service only); its answer is still awaited.
+            case .recoveringNamed: Self.recoveringAtStart.inputs + [DaemonPhaseTests.named]
             case .tracking: [.start, .listing([]), .recovered(RecoveryAnswer())]
             // The bus connection broke (systemd leaving the bus, `.signalsLost`, leads to the same phase).
             case .signalsLost: Self.tracking.inputs + [.connectionLost("test")]
@@ -49,6 +54,18 @@ struct DaemonPhaseTests {
         Row(from: .recoveringAtStart, input: change, to: "recovering", effects: ["readArchive"]),
         Row(from: .recoveringAtStart, input: request, to: "recovering", effects: ["readArchive"]),
         Row(from: .recoveringAtStart, input: .listing([]), to: "recovering", effects: []),
+        // Before the journal named its units, every change waits.
+        Row(from: .recoveringAtStart, input: freshChange, to: "recovering", effects: ["readArchive"]),
+        Row(from: .recoveringAtStart, input: named, to: "recovering", effects: []),
+        // A unit the journal holds nothing of, with no record: its change is applied at once (``LiveUnits``); one
+        // the journal names waits for the history, and every call for the recovery's end.
+        Row(
+            from: .recoveringNamed, input: freshChange, to: "recovering",
+            effects: ["readArchive", "readVersion", "save", "send"]
+        ),
+        Row(from: .recoveringNamed, input: change, to: "recovering", effects: ["readArchive"]),
+        Row(from: .recoveringNamed, input: request, to: "recovering", effects: ["readArchive"]),
+        Row(from: .recoveringNamed, input: named, to: "recovering", effects: []),
         Row(
             from: .recoveringAtStart, input: .recovered(RecoveryAnswer()), to: "tracking",
             effects: ["publishManager", "notify", "markTracking", "releaseMemory"]

@@ -19,6 +19,8 @@ struct HistoryReadingTests {
     static let saved = JournalPosition(
         cursor: "s=saved", bootID: boot, monotonicMicroseconds: 50_000_000, realtimeMicroseconds: 1_800_000_050_000_000
     )
+    /// What the journal names, read after the tail.
+    static let named = JournaledUnits(logged: ["lc-a.service"], dispatched: ["lc-b.service"])
     // A literal pattern that parses.
     static let patterns = [try! UnitPattern("lc-*.service")]
 
@@ -76,6 +78,7 @@ struct HistoryReadingTests {
     func savedPosition() {
         let reading = drive(Self.startQuery(), [
             Step(read: .tail, found: .tail(Self.tail)),
+            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(Self.saved)),
             Step(
                 read: .entries(from: .after("s=saved"), limit: HistoryReading.entriesPerSlice),
@@ -84,6 +87,7 @@ struct HistoryReadingTests {
             Step(read: .dispatches(beyond: [DispatchCatchUp(unit: "lc-a.service")]), found: .dispatches([:])),
         ])
         #expect(reading.answer.position == Self.tail)
+        #expect(reading.answer.journaledUnits == Self.named)
         #expect(reading.answer.watchedUntil == 1_800_000_050_000)
         #expect(!reading.answer.isWholeJournal)
         #expect(reading.answer.resume == nil)
@@ -100,6 +104,7 @@ struct HistoryReadingTests {
     func lastTracking(lastSeen: UInt64, start: UInt64) {
         let reading = drive(Self.startQuery(), [
             Step(read: .tail, found: .tail(Self.tail)),
+            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(nil)),
             Step(read: .lastTracking(thisBoot: Self.boot), found: .lastTracking(microseconds: lastSeen)),
             Step(
@@ -115,6 +120,7 @@ struct HistoryReadingTests {
     func firstStart(orWholeJournal: Bool) {
         var steps = [
             Step(read: .tail, found: .tail(Self.tail)),
+            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(nil)),
             Step(read: .lastTracking(thisBoot: Self.boot), found: .lastTracking(microseconds: nil)),
         ]
@@ -136,6 +142,7 @@ struct HistoryReadingTests {
         let query = RecoveryQuery(history: .since(microseconds: 1_800_000_090_000_000), catchUp: [], endings: [])
         let reading = drive(query, [
             Step(read: .tail, found: .tail(Self.tail)),
+            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(
                 read: .entries(from: .since(1_800_000_080_000_000), limit: HistoryReading.entriesPerSlice),
                 found: .entries(cursorFound: true, stoppedAt: nil)
@@ -153,6 +160,7 @@ struct HistoryReadingTests {
             + Self.run("other.service", "x1", second: 12)
         let reading = drive(query, [
             Step(read: .tail, found: .tail(Self.tail)),
+            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(
                 read: .entries(from: .since(0), limit: HistoryReading.entriesPerSlice), entries: entries,
                 found: .entries(cursorFound: true, stoppedAt: "s=more")
@@ -186,6 +194,7 @@ struct HistoryReadingTests {
     func cursorGone() {
         let reading = drive(Self.startQuery(), [
             Step(read: .tail, found: .tail(Self.tail)),
+            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(Self.saved)),
             Step(
                 read: .entries(from: .after("s=saved"), limit: HistoryReading.entriesPerSlice),
@@ -204,6 +213,7 @@ struct HistoryReadingTests {
         if seen {
             steps += [
                 Step(read: .tail, found: .tail(Self.tail)),
+                Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
                 Step(read: .savedPosition, found: .savedPosition(Self.saved)),
                 Step(
                     read: .entries(from: .after("s=saved"), limit: HistoryReading.entriesPerSlice),
@@ -228,6 +238,7 @@ struct HistoryReadingTests {
         for failing in 0..<2 {
             var steps = [
                 Step(read: .tail, found: .tail(nil)),
+                Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
                 Step(read: .savedPosition, found: .savedPosition(nil)),
                 Step(read: .lastTracking(thisBoot: Self.kernelBoot), found: failing == 0 ? .unreadable : .lastTracking(microseconds: 7_000_000_000)),
             ]
@@ -255,6 +266,7 @@ struct HistoryReadingTests {
         ]
         var reading = drive(Self.startQuery(), [
             Step(read: .tail, found: .tail(Self.tail)),
+            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(Self.saved)),
             Step(
                 read: .entries(from: .after("s=saved"), limit: HistoryReading.entriesPerSlice), entries: first,
@@ -299,6 +311,7 @@ struct HistoryReadingTests {
         ]
         let reading = drive(Self.startQuery(), [
             Step(read: .tail, found: .tail(Self.tail)),
+            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(Self.saved)),
             Step(
                 read: .entries(from: .after("s=saved"), limit: HistoryReading.entriesPerSlice), entries: entries,
@@ -329,6 +342,7 @@ struct HistoryReadingTests {
         let query = RecoveryQuery(history: .since(microseconds: 1_800_000_000_000_000), catchUp: [], endings: [])
         let reading = drive(query, [
             Step(read: .tail, found: .tail(tail)),
+            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(
                 read: .entries(from: .since(1_799_999_990_000_000), limit: HistoryReading.entriesPerSlice),
                 entries: Self.run("other.service", "o1", second: 60, boot: entryBoot),
@@ -346,6 +360,7 @@ struct HistoryReadingTests {
         stepped.fields["_SOURCE_REALTIME_TIMESTAMP"] = String(sent)
         let reading = drive(Self.startQuery(), [
             Step(read: .tail, found: .tail(Self.tail)),
+            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(Self.saved)),
             Step(
                 read: .entries(from: .after("s=saved"), limit: HistoryReading.entriesPerSlice), entries: [stepped],
@@ -372,6 +387,7 @@ struct HistoryReadingTests {
         let journaled = ["lc-c.service": [JournaledDispatch]()]
         let reading = drive(query, [
             Step(read: .tail, found: .tail(Self.tail)),
+            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(
                 read: .entries(from: .since(1_799_999_990_000_000), limit: HistoryReading.entriesPerSlice),
                 entries: entries, found: .entries(cursorFound: true, stoppedAt: nil)
@@ -398,12 +414,28 @@ struct HistoryReadingTests {
             + [Self.entry(RunEnding.MessageID.unitStarting, "other.service", "o2", second: 70)]
         _ = drive(query, [
             Step(read: .tail, found: .tail(Self.tail)),
+            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(
                 read: .entries(from: .since(1_799_999_990_000_000), limit: HistoryReading.entriesPerSlice),
                 entries: entries, found: .entries(cursorFound: true, stoppedAt: nil)
             ),
             Step(read: .endings(of: [open, absent]), found: .endings([:])),
         ])
+    }
+
+    @Test("what the journal names is read right after the tail, before any entry; unreadable, the answer has none; a later slice reads none")
+    func journaledUnits() {
+        var reading = HistoryReading(Self.startQuery(), kernelBoot: Self.kernelBoot)
+        reading.take(.tail(Self.tail))
+        #expect(reading.next == .journaledUnits)
+        reading.take(.journaledUnits(nil))
+        #expect(reading.next == .savedPosition)
+        #expect(reading.answer.journaledUnits == nil)
+        let resume = HistoryResume(cursor: "s=cut", sliced: SlicedHistory(end: Self.tail))
+        let later = HistoryReading(
+            RecoveryQuery(history: .resuming(resume), catchUp: [], endings: []), kernelBoot: Self.kernelBoot
+        )
+        #expect(later.next == .entries(from: .after("s=cut"), limit: HistoryReading.entriesPerSlice))
     }
 
     @Test("the dumps of runs that dumped core are read for their span, and given to them")
@@ -418,6 +450,7 @@ struct HistoryReadingTests {
         ]
         var reading = HistoryReading(query, kernelBoot: Self.kernelBoot)
         reading.take(.tail(Self.tail))
+        reading.take(.journaledUnits(Self.named))
         entries.forEach { reading.add($0) }
         reading.take(.entries(cursorFound: true, stoppedAt: nil))
         guard case .coreDumps(let span)? = reading.next else {

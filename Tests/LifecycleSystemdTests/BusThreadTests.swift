@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Glibc
 import LifecycleSystemd
+import Synchronization
 import Testing
+
+/// A flag set on one thread and read on another.
+private final class Flag: Sendable {
+    let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}
 
 /// An actor pinned to a bus thread, like the unit source.
 private actor PinnedActor {
@@ -12,6 +20,10 @@ private actor PinnedActor {
 
     init(thread: BusThread) {
         self.thread = thread
+    }
+
+    func watch(_ signal: Int32, seen: Flag) throws {
+        try thread.watchSignals([signal]) { _ in seen.value.store(true, ordering: .releasing) }
     }
 
     func increment() -> (count: Int, onBusThread: Bool) {
@@ -48,5 +60,24 @@ struct BusThreadTests {
             await thread.shutdown()  // idempotent
         }
         #expect(weakThread == nil)
+    }
+
+    @Test("a loop kept busy by jobs that never stop coming still reads its signal pipe, as it reads its buses")
+    func busyLoopPolls() async throws {
+        let thread = try BusThread(name: "test")
+        let actor = PinnedActor(thread: thread)
+        let seen = Flag()
+        try await actor.watch(SIGUSR2, seen: seen)
+        // A job on the thread that queues the next until the signal is seen, for at most 2 s: the loop always has a
+        // job to run.
+        let deadline = BusThread.monotonicMicroseconds() + 2_000_000
+        let spinner = Task(executorPreference: thread) {
+            while !seen.isSet, BusThread.monotonicMicroseconds() < deadline { await Task.yield() }
+            return seen.isSet
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        kill(getpid(), SIGUSR2)
+        #expect(await spinner.value, "the signal was read while jobs kept coming")
+        await thread.shutdown()
     }
 }

@@ -12,12 +12,13 @@ import Logging
 /// its sync waits for journald's fsync, 3.5 ms at the median and up to 13 ms on a disk; on the loop, a state change
 /// that came during one waited for it (docs/PERFORMANCE.md, "Per run: no copy of every unit's memory, less of each
 /// signal parsed"). The core makes one look at a time and takes its answer as an input (docs/architecture.md, "Rules
-/// the core keeps"), so a look never runs beside another.
+/// the core keeps"), so a look never runs beside another. A recovery's reads run on the same thread, between looks
+/// (JournalLooker+Recovery.swift).
 actor JournalLooker {
     /// The thread the looks run on; the loop's own when a thread of its own could not be started.
     nonisolated let thread: BusThread
     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
-    private let logger: Logger
+    let logger: Logger
     /// Makes the journal's files durable before a look counts what it found as delivered (docs/journal.md, "A power
     /// cut").
     private let synchronizer = JournalSynchronizer(directories: JournalSynchronizer.persistentDirectories())

@@ -15,13 +15,22 @@ struct JournalRecoveryReader {
     let logger: Logger
     let positionFile: JournalPositionFile
 
-    /// - Parameter lookForBarrier: writes the barrier's probe when asked to, and says whether the journal shows it.
-    func answer(_ query: RecoveryQuery, lookForBarrier: (JournalBarrier) -> Bool) -> RecoveryAnswer {
+    /// - Parameters:
+    ///   - lookForBarrier: writes the barrier's probe when asked to, and says whether the journal shows it.
+    ///   - named: told what the journal names (``JournaledUnits``) as soon as it is read, long before the answer.
+    func answer(
+        _ query: RecoveryQuery, lookForBarrier: (JournalBarrier) -> Bool, named: (JournaledUnits) -> Void = { _ in }
+    ) -> RecoveryAnswer {
         var reading = HistoryReading(query, kernelBoot: JournalReader.currentBootID)
         while let read = reading.next {
-            if case .barrier(let barrier) = read {
+            switch read {
+            case .barrier(let barrier):
                 reading.take(.barrier(seen: lookForBarrier(barrier)))
-            } else {
+            case .journaledUnits:
+                let units = journaledUnits(watched: query.patterns)
+                reading.take(.journaledUnits(units))
+                if let units { named(units) }
+            default:
                 reading.take(perform(read, adding: &reading))
             }
         }
@@ -31,8 +40,8 @@ struct JournalRecoveryReader {
 
     private func perform(_ read: HistoryReading.Read, adding reading: inout HistoryReading) -> HistoryReading.Found {
         switch read {
-        case .barrier:
-            preconditionFailure("the barrier is looked for by the caller")
+        case .barrier, .journaledUnits:
+            preconditionFailure("\(read) is read by the caller")
         case .tail:
             return .tail(tail())
         case .savedPosition:
@@ -120,6 +129,23 @@ struct JournalRecoveryReader {
             return try reader.tail()
         } catch {
             logger.warning("Failed to read where the journal ends", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The watched units the journal names: PID 1's `UNIT=` values and lifecycled's `LIFECYCLE_UNIT=` values that
+    /// match `watched`, the only units that can go live; nil when they cannot be read (logged: then no unit's change
+    /// is taken before the recovery ends). Kept to watched names, the set does not grow with every unit a host's
+    /// journal names (transient units with names that never repeat).
+    private func journaledUnits(watched: [UnitPattern]) -> JournaledUnits? {
+        let isWatched = { (unit: String) in watched.contains { $0.matches(unit) } }
+        do {
+            return JournaledUnits(
+                logged: try reader.uniqueValues(of: "UNIT", keeping: isWatched),
+                dispatched: try reader.uniqueValues(of: DispatchField.unit, keeping: isWatched)
+            )
+        } catch {
+            logger.warning("Failed to read which units the journal names: every change waits for the recovery", metadata: ["error": "\(error)"])
             return nil
         }
     }

@@ -47,13 +47,7 @@ extension LifecycleDaemon {
             let seen = query.barrier.map { lookForBarrier($0, unit: query.run.unit) } ?? false
             return .runJournalRead(query, RunJournalReader(logger: logger).findings(for: query, barrierSeen: seen))
         case .readRecovery(let query):
-            let reader = JournalRecoveryReader(logger: logger, positionFile: positionFile)
-            return .recovered(reader.answer(query) { barrier in
-                lookForBarrier(
-                    barrier, fields: JournalProbeEntry.fields(historyBarrier: barrier.number),
-                    query: JournalProbeEntry.query(historyBarrier: barrier.number, pid: getpid())
-                )
-            })
+            readRecoveryOffTheLoop(query)
         case .readJournalTail:
             return .journalTailRead(JournalRecoveryReader(logger: logger, positionFile: positionFile).tail())
         case .saveJournalPosition(let position):
@@ -171,24 +165,43 @@ extension LifecycleDaemon {
         return .sent(count: dispatches.count, refused: false)
     }
 
-    /// Starts a look for `dispatches` on the looks' thread (``JournalLooker``); its answer comes as an input. The
-    /// thread is started at the first look; if it cannot be, the looks run on the loop's thread, as one task each.
+    /// Starts a look for `dispatches` on the looks' thread (``JournalLooker``); its answer comes as an input.
     private func lookUpOffTheLoop(_ dispatches: [PendingDispatch], probe: UInt64?, sync: Bool) {
-        let looker = looker ?? {
-            var lookerThread = thread
-            do {
-                lookerThread = try BusThread(name: "lifecycled-journal")
-            } catch {
-                logger.warning("Failed to start a thread to look at the journal (\(error)): looking on the loop's")
-            }
-            let new = JournalLooker(thread: lookerThread, logger: logger)
-            self.looker = new
-            return new
-        }()
+        let looker = journalLooker()
         Task(executorPreference: looker.thread) {
             let check = await looker.check(dispatches, probe: probe, sync: sync)
             await self.take(.lookedUp(dispatches, check))
         }
+    }
+
+    /// Starts a recovery's reads on the looks' thread (``JournalLooker``); the answer comes as an input, and the loop
+    /// takes the inputs that come meanwhile.
+    private func readRecoveryOffTheLoop(_ query: RecoveryQuery) {
+        let looker = journalLooker()
+        let (positionFile, journal, loopThread) = (positionFile, journal, thread)
+        Task(executorPreference: looker.thread) {
+            let answer = await looker.answer(query, positionFile: positionFile, journal: journal) { units in
+                // Handed over while the history is still read. Should it come after the answer, which carries the
+                // units too, the core ignores it (DaemonCore.takeJournaledUnits).
+                Task(executorPreference: loopThread) { await self.take(.journaledUnitsRead(units)) }
+            }
+            await self.take(.recovered(answer))
+        }
+    }
+
+    /// The looker, with its thread started at the first use; if the thread cannot be started, the looks and reads run
+    /// on the loop's thread, as one task each.
+    private func journalLooker() -> JournalLooker {
+        if let looker { return looker }
+        var lookerThread = thread
+        do {
+            lookerThread = try BusThread(name: "lifecycled-journal")
+        } catch {
+            logger.warning("Failed to start a thread to read the journal (\(error)): reading on the loop's")
+        }
+        let new = JournalLooker(thread: lookerThread, logger: logger)
+        looker = new
+        return new
     }
 
     /// Where the position in PID 1's journal that the next start recovers from is kept.
@@ -207,32 +220,10 @@ extension LifecycleDaemon {
 
     /// Writes the barrier's probe when asked to, and whether the journal shows it.
     private func lookForBarrier(_ barrier: JournalBarrier, unit: String) -> Bool {
-        lookForBarrier(
+        JournalBarrierLook(journal: journal, logger: logger).isSeen(
             barrier, fields: JournalProbeEntry.fields(barrier: barrier.number, unit: unit),
             query: JournalProbeEntry.query(barrier: barrier.number, pid: getpid())
         )
-    }
-
-    /// Writes the probe `fields` when the barrier asks to, and whether the journal shows the entry `query` finds. A
-    /// probe the journal refuses counts as seen: journald takes nothing now (stopped, its socket full), so there is
-    /// nothing on its way to wait for, and the read goes on at once.
-    private func lookForBarrier(
-        _ barrier: JournalBarrier, fields: [(name: String, value: String)], query: [String]
-    ) -> Bool {
-        if barrier.write {
-            do {
-                try journal.send(fields)
-            } catch {
-                logger.warning("The journal refused a probe: reading it without waiting", metadata: ["error": "\(error)"])
-                return true
-            }
-        }
-        do {
-            return try JournalReader(logging: logger).contains([query])[0]
-        } catch {
-            logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
-            return false
-        }
     }
 
     /// Subscribes to systemd for `patterns`, replacing the current subscription (none when `patterns` is empty).

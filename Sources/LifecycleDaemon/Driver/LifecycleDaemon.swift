@@ -14,9 +14,9 @@ import Logging
 /// (``performOnBus(_:)``). So no input is ever handled between two halves of a transition.
 ///
 /// Everything runs on one thread, ``thread``: this actor, the unit source and the D-Bus interface all have it as their
-/// executor, and timers and Unix signals are sources of its poll loop. Only the looks at the journal run beside it,
-/// on a thread of their own (``JournalLooker``). Nothing runs on Swift's global executor, whose first job would arm a
-/// once-a-second libdispatch timer for the life of the process.
+/// executor, and timers and Unix signals are sources of its poll loop. Only the looks at the journal and a recovery's
+/// reads of it run beside it, on a thread of their own (``JournalLooker``). Nothing runs on Swift's global executor,
+/// whose first job would arm a once-a-second libdispatch timer for the life of the process.
 public actor LifecycleDaemon {
     let options: DaemonOptions
     let logger: Logger

@@ -172,16 +172,32 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
         _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, 8) }
     }
 
+    /// How often a busy loop looks at its fds without waiting (µs): see ``runLoop()``.
+    static let busyPollInterval: UInt64 = 1_000
+
     private func runLoop() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
         var pollFDs: [pollfd] = []
+        var polledAt: UInt64 = 0
         while true {
             var didWork = runPendingJobs()
             didWork = processConnections() || didWork
             didWork = runDueTimers() || didWork
-            if didWork { continue }
+            if didWork {
+                // Jobs that keep coming (answers from another thread, each waking the loop, or a job that queues the
+                // next) would keep the loop from poll(2), and only poll(2) says that a bus or the signal pipe has
+                // something: a systemd signal waited until the loop ran out of jobs (docs/PERFORMANCE.md, "Live
+                // changes during a day-one history"). So a busy loop looks without waiting, at most once a millisecond.
+                let now = Self.monotonicMicroseconds()
+                if now - polledAt >= Self.busyPollInterval {
+                    waitForEvents(&pollFDs, waits: false)
+                    polledAt = now
+                }
+                continue
+            }
             if finishIfShutdownRequested() { return }
-            waitForEvents(&pollFDs)
+            waitForEvents(&pollFDs, waits: true)
+            polledAt = Self.monotonicMicroseconds()
         }
     }
 
@@ -245,8 +261,9 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
         return true
     }
 
-    /// Waits in `poll(2)` for the eventfd and every bus's fd, events and timeout.
-    private func waitForEvents(_ pollFDs: inout [pollfd]) {
+    /// Waits in `poll(2)` for the eventfd and every bus's fd, events and timeout; unless `waits`, only looks which
+    /// are ready.
+    private func waitForEvents(_ pollFDs: inout [pollfd], waits: Bool) {
         pollFDs.removeAll(keepingCapacity: true)
         pollFDs.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
         pollFDs.append(pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0))  // poll skips a negative fd
@@ -275,7 +292,7 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
                 return
             }
         }
-        let r = poll(&pollFDs, nfds_t(pollFDs.count), timeoutMilliseconds)
+        let r = poll(&pollFDs, nfds_t(pollFDs.count), waits ? timeoutMilliseconds : 0)
         if r < 0 {
             let code = Glibc.errno
             // Anything but EINTR means the fd array is wrong: a bug, not a runtime condition.

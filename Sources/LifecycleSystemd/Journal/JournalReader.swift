@@ -335,7 +335,7 @@ public struct JournalReader: Sendable {
     }
 
     /// One read's walk through the journal: steps that fail are skipped and counted, not thrown.
-    private struct Walk {
+    struct Walk {
         var damage = JournalDamage()
 
         /// Steps with `move` (`sd_journal_next` or `sd_journal_previous`) to the next entry it can read, and reads it;
@@ -368,7 +368,7 @@ public struct JournalReader: Sendable {
     }
 
     /// Closes `journal` and reports what the read had to leave out.
-    private func close(_ journal: OpaquePointer, _ walk: Walk) {
+    func close(_ journal: OpaquePointer, _ walk: Walk) {
         sd_journal_close(journal)
         if !walk.damage.isEmpty { damaged(walk.damage) }
     }
@@ -390,7 +390,7 @@ public struct JournalReader: Sendable {
     ///
     /// Wraps `sd_journal_open(3)`, `sd_journal_open_directory(3)`, `sd_journal_open_files(3)` and
     /// `sd_journal_get_usage(3)`.
-    private func openSource(damage: inout JournalDamage) throws(SystemdError) -> OpaquePointer {
+    func openSource(damage: inout JournalDamage) throws(SystemdError) -> OpaquePointer {
         var journal: OpaquePointer?
         let operation = "open the journal \(source.description)"
         switch source {
