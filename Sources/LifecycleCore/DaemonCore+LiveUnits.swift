@@ -11,7 +11,7 @@ extension DaemonCore {
     /// live, and their changes held so far are taken, in order. Only the first naming of a recovery counts: a read
     /// asked again later would name this recovery's own dispatches.
     mutating func takeJournaledUnits(_ journaled: JournaledUnits) {
-        guard case .recovering = phase, liveUnits == nil else { return }
+        guard case .recovering = phase, liveUnits == nil, recoveryGap == nil else { return }
         liveUnits = LiveUnits(journaled: journaled)
         takeWaitingLiveInputs()
     }
@@ -21,7 +21,9 @@ extension DaemonCore {
     /// once the timers read after the listing answered, so that a begin finds the elapse that started it as it would
     /// after the recovery.
     func isLive(_ unit: String) -> Bool {
-        guard case .recovering = phase, let live = liveUnits, !timersAwaited, configuration.isWatched(unit) else {
+        guard case .recovering = phase, let live = liveUnits, recoveryGap == nil, !timersAwaited,
+            configuration.isWatched(unit)
+        else {
             return false
         }
         if live.listed.contains(unit) { return true }

@@ -16,18 +16,11 @@ extension DaemonCore {
             journalPositions.recoveredReadAt = uptime
             readRecovery(startQuery(listing: snapshots))
         case .signalsLost(let since, let held):
-            phase = .recovering(.signalsLost(since: since), listing: snapshots, held: held)
-            if readsManagerJournal {
-                journalPositions.recoveredReadAt = uptime
-                readRecovery(RecoveryQuery(
-                    history: .since(microseconds: since), catchUp: [], endings: [], barrier: nextHistoryBarrier()
-                ))
-            } else {
-                recover(with: RecoveryAnswer())  // without PID 1's journal the listing is all there is
-            }
+            recoverLostSignals(since: since, listing: snapshots, held: held)
         case .recovering(let cause, _, let held):
             // The source listed again before the journal answered: the newer listing is the one to take.
             phase = .recovering(cause, listing: snapshots, held: held)
+            recoveryGap?.isListed = true
             takeLiveEntries(of: snapshots)
         case .tracking:
             if let added = unitsToRebuild {
@@ -59,11 +52,37 @@ extension DaemonCore {
     }
 
     /// From now until the next listing, systemd's signals may be lost: that listing is preceded by what PID 1's
-    /// journal logged meanwhile, and the changes that arrive before it wait for it.
+    /// journal logged meanwhile, and the changes that arrive before it wait for it. While a recovery reads the journal,
+    /// the gap is read once its history is recorded (``RecoveryGap``); before the first listing, the start's recovery
+    /// covers it.
     mutating func loseSignals() {
-        guard case .tracking = phase else { return }  // before tracking, the start's recovery covers the gap
-        phase = .signalsLost(since: UInt64(max(0, now)) * 1_000, held: HeldInputs())
-        journalPositions.trackingInterrupted()
+        let since = UInt64(max(0, signalsLostAt ?? now)) * 1_000
+        signalsLostAt = nil
+        switch phase {
+        case .tracking:
+            phase = .signalsLost(since: since, held: HeldInputs())
+            journalPositions.trackingInterrupted()
+        case .recovering:
+            // Lost again before the gap was read: from the first loss, once listed again.
+            recoveryGap = RecoveryGap(since: recoveryGap?.since ?? since)
+            journalPositions.trackingInterrupted()
+        case .starting, .signalsLost, .stopping:
+            break
+        }
+    }
+
+    /// The units are listed after signals were lost since `since` (µs since the epoch): what PID 1's journal logged
+    /// meanwhile is recorded first, then the listing, then the changes held.
+    private mutating func recoverLostSignals(since: UInt64, listing: [UnitSnapshot], held: HeldInputs) {
+        phase = .recovering(.signalsLost(since: since), listing: listing, held: held)
+        if readsManagerJournal {
+            journalPositions.recoveredReadAt = uptime
+            readRecovery(RecoveryQuery(
+                history: .since(microseconds: since), catchUp: [], endings: [], barrier: nextHistoryBarrier()
+            ))
+        } else {
+            recover(with: RecoveryAnswer())  // without PID 1's journal the listing is all there is
+        }
     }
 
     // MARK: - Recovery
@@ -210,7 +229,13 @@ extension DaemonCore {
             work.append(.readNextSlice(resume))
             return
         }
-        work.append(.resync(listing, isFirst: cause == .start))
+        if recoveryGap != nil {
+            // The listing and the changes held come after the gap's runs (``RecoveryGap``).
+            work.append(.finishRecovery(cause, watchedUnits: watchedCount(recoveryListing)))
+            return
+        }
+        // After a gap's recovery, the listing is still the start's first (``RecoveryGap``).
+        work.append(.resync(listing, isFirst: (recoveryBeforeGap ?? cause) == .start))
         work.append(contentsOf: held.changes.lazy.map(Work.change))
         work.append(.finishRecovery(cause, watchedUnits: watchedCount(recoveryListing)))
     }
@@ -248,6 +273,9 @@ extension DaemonCore {
     }
 
     private mutating func finishRecovery(_ cause: RecoveryCause?, watchedUnits: Int) {
+        if readsGap(after: cause) { return }
+        let cause = recoveryBeforeGap ?? cause
+        recoveryBeforeGap = nil
         // The changes held were queued as work with the recovery; the requests run now.
         deferred.prepend(contentsOf: phase.held?.requests ?? [])
         phase = .tracking
@@ -263,6 +291,24 @@ extension DaemonCore {
             readiness = .ready
             effects.append(.publishManager)
         }
+    }
+
+    /// The recovery's history is recorded, and signals were lost while it was read (``RecoveryGap``): the gap is read
+    /// now, or once the units are listed again, with the listing and the changes held; the recovery's end waits for it.
+    ///
+    /// - Returns: whether a gap is read.
+    private mutating func readsGap(after cause: RecoveryCause?) -> Bool {
+        guard let gap = recoveryGap, case .recovering(_, let listing, let held) = phase else { return false }
+        recoveryGap = nil
+        if let cause, recoveryBeforeGap == nil { recoveryBeforeGap = cause }
+        // The live units' signals may have been lost too: the gap's recovery reads their runs like any other unit's.
+        liveUnits = nil
+        if gap.isListed {
+            recoverLostSignals(since: gap.since, listing: listing, held: held)
+        } else {
+            phase = .signalsLost(since: gap.since, held: held)
+        }
+        return true
     }
 
     /// While a long recovery runs: its progress in `systemctl status`, and more time from systemd before READY.

@@ -117,6 +117,14 @@ public struct DaemonCore: Sendable {
     /// Whether systemd can tell what a run cost, per unit and for the host, so that a host whose cgroups account
     /// nothing pays no round trip a run.
     var costAccounting = CostAccounting()
+    /// When a loss of systemd's signals was first noticed, if it is not taken yet (it may wait behind work): the
+    /// history after it is read from then, not from when it is taken.
+    var signalsLostAt: Milliseconds?
+    /// Signals were lost while the recovery under way read PID 1's journal: the gap is read before it ends.
+    var recoveryGap: RecoveryGap?
+    /// The recovery whose end waits for a gap's (``RecoveryGap``): its end's duties (READY, the bus interface) are
+    /// done when the gap's recovery ends.
+    var recoveryBeforeGap: RecoveryCause?
     /// The recovery's last query, asked again when PID 1's journal could not be read, and how many times in a row it
     /// could not.
     var lastRecoveryQuery: RecoveryQuery?
@@ -158,6 +166,7 @@ public struct DaemonCore: Sendable {
     public mutating func handle(_ input: DaemonInput, now: Milliseconds, uptime: Uptime) -> [DaemonEffect] {
         self.now = now
         self.uptime = uptime
+        if input.losesSignals, signalsLostAt == nil { signalsLostAt = now }
         if isBusy, input.waitsForWork {
             if takesLive(input) { liveInputs.append(input) } else { deferred.append(input) }
         } else if case .recovered = input, awaited != nil {
@@ -418,6 +427,14 @@ extension DaemonInput {
     var isSaveAnswer: Bool {
         switch self {
         case .saved, .journalPositionSaved: true
+        default: false
+        }
+    }
+
+    /// Whether the input says systemd's signals are lost from now on.
+    var losesSignals: Bool {
+        switch self {
+        case .signalsLost, .connectionLost: true
         default: false
         }
     }

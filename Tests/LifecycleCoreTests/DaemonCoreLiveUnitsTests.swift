@@ -100,6 +100,55 @@ struct DaemonCoreLiveUnitsTests {
         #expect(h.dispatches(of: Self.fresh) == ["1 launch n", "2 sleep n"], "nothing twice")
     }
 
+    @Test(
+        "signals lost while the history is read: the runs of the gap are read from PID 1's journal before the listing",
+        arguments: [true, false]
+    )
+    func signalsLostDuringRecovery(live: Bool) throws {
+        var h = try slicedDayOne(named: live)
+        h.now = H.t0 + 5_000_500
+        h.send(.changed(H.snapshot("active", "n", second: 5_000, unit: Self.fresh)))
+        #expect(h.dispatches(of: Self.fresh) == (live ? ["1 launch n"] : []))
+        // The bus goes away: the run's end is never signalled, and the unit is gone from the next listing.
+        h.send(.connectionLost("Connection reset by peer"))
+        h.now += 2_000
+        h.send(.listing([]))
+        h.answerHeldRecoveryRead()
+        // What PID 1's journal holds from the loss on, for the gap's read.
+        h.recovery = RecoveryAnswer(history: H.history([("n", 5_000, 5_001, nil)], unit: Self.fresh))
+        readUntilReady(&h)
+        #expect(h.core.phase == .tracking)
+        #expect(h.recoveryQueries.last?.history == .since(microseconds: UInt64(H.t0 + 5_000_500) * 1_000))
+        #expect(h.journal.filter { $0.unit == H.unit }.map(\.sequence) == Array(1...60), "every run of the history once")
+        #expect(h.dispatches(of: Self.fresh) == (live ? ["1 launch n", "2 sleep n reconciled"] : ["1 launch n reconciled", "2 sleep n reconciled"]))
+    }
+
+    @Test("signals lost while the history is read, listed again only after it: the gap waits for the listing")
+    func signalsLostListedAfterRecovery() throws {
+        var h = try slicedDayOne()
+        h.now = H.t0 + 5_000_500
+        h.send(.changed(H.snapshot("active", "n", second: 5_000, unit: Self.fresh)))
+        h.send(.signalsLost)
+        h.answerHeldRecoveryRead()
+        h.recovery = RecoveryAnswer(history: H.history([("n", 5_000, 5_001, nil)], unit: Self.fresh))
+        while !h.heldRecoveryReads.isEmpty || h.armed[.confirmDelivery] != nil {
+            if !h.heldRecoveryReads.isEmpty {
+                h.answerHeldRecoveryRead()
+            } else if let at = h.armed[.confirmDelivery] {
+                h.now = max(h.now + 400, at)
+                h.send(.timer(.confirmDelivery))
+            }
+            if case .signalsLost = h.core.phase { break }
+        }
+        #expect(h.core.phase == .signalsLost(since: UInt64(H.t0 + 5_000_500) * 1_000, held: HeldInputs()))
+        #expect(!h.milestones.contains("ready"), "the start's end waits for the gap")
+        #expect(h.journal.filter { $0.unit == H.unit }.count == 60, "the history is recorded")
+        h.send(.listing([]))
+        readUntilReady(&h)
+        #expect(h.core.phase == .tracking)
+        #expect(h.dispatches(of: Self.fresh) == ["1 launch n", "2 sleep n reconciled"])
+    }
+
     @Test("a D-Bus call for a live unit still waits for the recovery")
     func requestWaits() throws {
         var h = try slicedDayOne()

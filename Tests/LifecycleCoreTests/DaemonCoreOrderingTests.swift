@@ -86,6 +86,21 @@ struct DaemonCoreOrderingTests {
         #expect(h.dispatches() == ["1 launch b", "2 sleep b"])
     }
 
+    @Test("a loss of signals that waits behind work reads PID 1's journal from when it came, not from when it is taken")
+    func deferredLossKeepsItsTime() throws {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        h.holdVersions = true
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.now = H.t0 + 10_000
+        h.send(.signalsLost)
+        h.now = H.t0 + 40_000
+        h.send(.versionRead(unit: H.unit, version: "1"))
+        h.send(.listing([H.snapshot("active", "a", second: 1)]))
+        #expect(h.recoveryQueries.last?.history == .since(microseconds: UInt64(H.t0 + 10_000) * 1_000))
+    }
+
     @Test("a listing older than the journal gives no false end of a run the journal shows begun")
     func listingOlderThanJournal() throws {
         var h = try H(records: [Self.running("a")])
