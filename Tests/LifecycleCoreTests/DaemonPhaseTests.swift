@@ -18,7 +18,7 @@ struct DaemonPhaseTests {
     /// The inputs that lead from a fresh core to each phase; the journal's recovery answers are held back.
     enum From: String, Sendable, CaseIterable {
         case starting, recoveringAtStart, recoveringNamed, tracking, signalsLost, recoveringAfterSignalsLost
-        case recoveringAfterSystemdLeft, stopping
+        case recoveringAfterSystemdLeft, recoveringWithGap, recoveringWithGapListed, stopping
 
         var inputs: [DaemonInput] {
             switch self {
@@ -31,6 +31,9 @@ struct DaemonPhaseTests {
             case .signalsLost: Self.tracking.inputs + [.connectionLost("test")]
             case .recoveringAfterSignalsLost: Self.signalsLost.inputs + [.listing([])]
             case .recoveringAfterSystemdLeft: Self.tracking.inputs + [.signalsLost, .listing([])]
+            // systemd left the bus while the start's recovery read the journal (``RecoveryGap``); then listed again.
+            case .recoveringWithGap: Self.recoveringAtStart.inputs + [.signalsLost]
+            case .recoveringWithGapListed: Self.recoveringWithGap.inputs + [.listing([])]
             case .stopping: [.start, .stop]
             }
         }
@@ -70,6 +73,11 @@ struct DaemonPhaseTests {
             from: .recoveringAtStart, input: .recovered(RecoveryAnswer()), to: "tracking",
             effects: ["publishManager", "notify", "markTracking", "releaseMemory"]
         ),
+        // Signals lost while the start's recovery reads: its history is recorded, then the gap is read, once the
+        // units are listed again; READY waits for the gap's end.
+        Row(from: .recoveringAtStart, input: .signalsLost, to: "recovering", effects: []),
+        Row(from: .recoveringWithGap, input: .recovered(RecoveryAnswer()), to: "signalsLost", effects: []),
+        Row(from: .recoveringWithGapListed, input: .recovered(RecoveryAnswer()), to: "recovering", effects: ["readRecovery"]),
         Row(from: .tracking, input: change, to: "tracking", effects: ["readArchive", "readVersion", "save", "send"]),
         Row(from: .tracking, input: request, to: "tracking", effects: ["readArchive", "save", "reply", "send"]),
         Row(from: .tracking, input: .signalsLost, to: "signalsLost", effects: []),
