@@ -301,6 +301,7 @@ extension DaemonCore {
         guard let gap = recoveryGap, case .recovering(_, let listing, let held) = phase else { return false }
         recoveryGap = nil
         if let cause, recoveryBeforeGap == nil { recoveryBeforeGap = cause }
+        log(.notice, "systemd's signals were lost while PID 1's journal was read: reading what it logged since then \(gap.isListed ? "now" : "once systemd is back")")
         // The live units' signals may have been lost too: the gap's recovery reads their runs like any other unit's.
         liveUnits = nil
         if gap.isListed {

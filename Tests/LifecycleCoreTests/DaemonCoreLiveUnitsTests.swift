@@ -141,6 +141,7 @@ struct DaemonCoreLiveUnitsTests {
             if case .signalsLost = h.core.phase { break }
         }
         #expect(h.core.phase == .signalsLost(since: UInt64(H.t0 + 5_000_500) * 1_000, held: HeldInputs()))
+        #expect(h.logs.contains { $0.message.contains("signals were lost while PID 1's journal was read") })
         #expect(!h.milestones.contains("ready"), "the start's end waits for the gap")
         #expect(h.journal.filter { $0.unit == H.unit }.count == 60, "the history is recorded")
         h.send(.listing([]))
