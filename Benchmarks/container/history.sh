@@ -27,7 +27,8 @@
 # HISTORY_PERF_GRAPH=dwarf for call graphs through libsystemd, which has no frame pointers; HISTORY_PERF_EVENTS=page-faults
 # (say) records those events instead of CPU time.
 # HISTORY_LIVE_CYCLES=N starts and stops a watched unit that never ran before (lc-hist-live.service, enabled, so it is
-# in the listing) N times back to back from lifecycled's start (Benchmarks/container/inside/latency.sh), then N times
+# in the listing) N times back to back from lifecycled's first slice of the history (earlier, its first runs could be
+# in the journal lifecycled names the units of, and its changes held) (Benchmarks/container/inside/latency.sh), then N times
 # more once it is READY, and prints per build the p50, p99 and max from each state change (the unit's own
 # InactiveExit/InactiveEnterTimestampMonotonic) to its dispatch in the journal: of the changes made before READY, while
 # the history was recovered, and of those made after, while tracking (goals.sh's method).
@@ -215,7 +216,10 @@ install_and_measure() {
         [[ $state == active || $state == failed ]] && break
         if [[ $state == activating ]] && pid=$(unit_prop lifecycled.service MainPID) && [[ $pid != 0 ]] &&
             hpid=$(host_pid "$pid" 2>/dev/null); then
-            if [[ -n ${HISTORY_LIVE_CYCLES:-} && -z $cycler ]]; then
+            # Once the first slice of PID 1's history is recorded: the journal's units were named by then, and a unit
+            # that had run before would be named too, its changes held (not live) until READY.
+            if [[ -n ${HISTORY_LIVE_CYCLES:-} && -z $cycler ]] &&
+                (($(c_exec journalctl -q --no-pager SYSLOG_IDENTIFIER=lifecycled "_PID=$pid" -o cat | grep -c '^Rebuilding' || true) > 0)); then
                 c_exec "$INSIDE/latency.sh" $LIVE_UNIT "$HISTORY_LIVE_CYCLES" 0 >"$work/$label/live-recovery.txt" &
                 cycler=$!
             fi

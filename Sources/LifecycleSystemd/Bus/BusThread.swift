@@ -214,21 +214,31 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
         return !batch.isEmpty
     }
 
-    /// Dispatches at most one message per connection, so jobs interleave with bursts of signals.
+    /// How many messages a connection dispatches per turn of the loop: a unit's change is several messages (the
+    /// type's and the unit's properties, a job's removal, and those of the slice and targets beside it), and between
+    /// two turns the loop runs its jobs, which can be long (a recovery's round). One message a turn made a live
+    /// change during a day-one history wait for several rounds (docs/PERFORMANCE.md, "Live changes during a day-one
+    /// history"); a bound still lets jobs and timers interleave with a flood of signals.
+    static let messagesPerTurn = 64
+
+    /// Dispatches up to ``messagesPerTurn`` messages per connection, so jobs interleave with bursts of signals.
     private func processConnections() -> Bool {
         var didWork = false
         for connection in connections where !idleConnections.contains(ObjectIdentifier(connection)) {
-            guard let bus = connection.bus else { continue }
-            do throws(SystemdError) {
-                // Wraps sd_bus_process(3): > 0 a message was handled, 0 nothing to do, < 0 the connection is gone.
-                if try check(sd_bus_process(bus, nil), "process messages on the \(connection.address)") > 0 {
+            for _ in 0..<Self.messagesPerTurn {
+                guard let bus = connection.bus else { break }
+                do throws(SystemdError) {
+                    // Wraps sd_bus_process(3): > 0 a message was handled, 0 nothing to do, < 0 the connection is gone.
+                    guard try check(sd_bus_process(bus, nil), "process messages on the \(connection.address)") > 0 else {
+                        idleConnections.insert(ObjectIdentifier(connection))
+                        break
+                    }
                     didWork = true
-                } else {
-                    idleConnections.insert(ObjectIdentifier(connection))
+                } catch {
+                    connectionFailed(connection, error)
+                    didWork = true
+                    break
                 }
-            } catch {
-                connectionFailed(connection, error)
-                didWork = true
             }
         }
         return didWork
