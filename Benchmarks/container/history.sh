@@ -27,11 +27,12 @@
 # HISTORY_PERF_GRAPH=dwarf for call graphs through libsystemd, which has no frame pointers; HISTORY_PERF_EVENTS=page-faults
 # (say) records those events instead of CPU time.
 # HISTORY_LIVE_CYCLES=N starts and stops a watched unit that never ran before (lc-hist-live.service, enabled, so it is
-# in the listing) N times back to back from lifecycled's first slice of the history (earlier, its first runs could be
-# in the journal lifecycled names the units of, and its changes held) (Benchmarks/container/inside/latency.sh), then N times
-# more once it is READY, and prints per build the p50, p99 and max from each state change (the unit's own
-# InactiveExit/InactiveEnterTimestampMonotonic) to its dispatch in the journal: of the changes made before READY, while
-# the history was recovered, and of those made after, while tracking (goals.sh's method).
+# in the listing) N times back to back (Benchmarks/container/inside/latency.sh) from when lifecycled logged the first
+# slice of the history (started earlier, the unit could already be in the journal whose units lifecycled names, and its
+# changes held until READY), then N times more once it is READY, and prints per build the p50, p99 and max from each
+# state change (the unit's own InactiveExit/InactiveEnterTimestampMonotonic) to its dispatch in the journal: of the
+# changes made before READY, while the history was recovered, and of those made after, while tracking (goals.sh's
+# method).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
