@@ -3,6 +3,7 @@
 import Glibc
 import LifecycleSystemd
 import LifecycleTestSupport
+import Synchronization
 import Testing
 
 @Suite(.enabled(if: PrivateBus.isAvailable, "dbus-daemon is not installed"))
@@ -154,5 +155,64 @@ struct SystemdBusTests {
         #expect(refused.1 == 7)
         await client.close()
         await peer.close()
+    }
+
+    @Test("a loop busy with long jobs dispatches the signals waiting on a connection together, not one between two jobs")
+    func signalsBetweenLongJobs() async throws {
+        let daemon = try PrivateBus.start()
+        defer { daemon.stop() }
+        let receiver = try await SystemdBus.connect(.address(daemon.address), description: "receiver")
+        let sender = try await SystemdBus.connect(.address(daemon.address), description: "sender")
+        let turns = JobTurns()
+        try await receiver.addMatch("type='signal',interface='org.example.Test',member='Tick'") { _ in turns.sawSignal() }
+        // A job that holds the receiver's thread until the 40 signals wait in its socket, then jobs of 2 ms each, one
+        // after the other, as a recovery's rounds; for at most 5 s.
+        let deadline = BusThread.monotonicMicroseconds() + 5_000_000
+        let jobs = Task(executorPreference: receiver.thread) {
+            while !turns.isReleased, BusThread.monotonicMicroseconds() < deadline { usleep(1_000) }
+            while turns.signals < 40, BusThread.monotonicMicroseconds() < deadline {
+                usleep(2_000)
+                turns.nextTurn()
+                await Task.yield()
+            }
+        }
+        for _ in 0..<40 {
+            try await sender.emitSignal(path: "/org/example/Test", interface: "org.example.Test", member: "Tick") {
+                _ throws(SystemdError) in
+            }
+        }
+        // The bus daemon answers after it has routed the signals sent before the call.
+        let _: String = try await sender.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetId"
+        ) { reply throws(SystemdError) in try reply.readString() }
+        turns.release()
+        await jobs.value
+        #expect(turns.signals == 40)
+        // One message a loop's turn spread them over 11 of the jobs.
+        #expect(turns.turnsWithSignals <= 4, "the signals were dispatched over \(turns.turnsWithSignals) turns")
+        await sender.close()
+        await receiver.close()
+    }
+}
+
+/// The turns of a loop's jobs, and in which of them signals were dispatched.
+private final class JobTurns: Sendable {
+    private let state = Mutex((turn: 0, signals: 0, turnsWithSignals: Set<Int>()))
+    private let released = Atomic<Bool>(false)
+
+    var isReleased: Bool { released.load(ordering: .acquiring) }
+    func release() { released.store(true, ordering: .releasing) }
+
+    var signals: Int { state.withLock { $0.signals } }
+    var turnsWithSignals: Int { state.withLock { $0.turnsWithSignals.count } }
+
+    func nextTurn() { state.withLock { $0.turn += 1 } }
+
+    func sawSignal() {
+        state.withLock { state in
+            state.signals += 1
+            state.turnsWithSignals.insert(state.turn)
+        }
     }
 }
