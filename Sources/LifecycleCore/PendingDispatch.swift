@@ -35,7 +35,17 @@ public struct PendingDispatch: Sendable, Equatable {
     /// time, which a dispatch sent again repeats byte for byte. The time keeps a look from taking an older entry with
     /// the same unit and number for this one (a record that started again after the archive's retention dropped it).
     public var journalQuery: [String] {
+        journalUnitMatches + journalIdentity
+    }
+
+    /// The matches of every entry of this dispatch's unit: ``journalQuery`` without ``journalIdentity``.
+    public var journalUnitMatches: [String] {
+        DispatchMatches.unit(unit)
+    }
+
+    /// What sets this dispatch's entry apart from its unit's others: its number and event time.
+    public var journalIdentity: [String] {
         let time = entry.journalFields[DispatchField.time].map { ["\(DispatchField.time)=\($0)"] } ?? []
-        return DispatchMatches.dispatch(unit: unit, sequence: sequence) + time
+        return ["\(DispatchField.sequence)=\(sequence)"] + time
     }
 }

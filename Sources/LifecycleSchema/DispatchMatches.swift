@@ -12,9 +12,4 @@ public enum DispatchMatches {
     public static func unit(_ unit: String) -> [String] {
         own + ["\(DispatchField.unit)=\(unit)"]
     }
-
-    /// The dispatch `sequence` of `unit` (a dispatch sent again has the same number).
-    public static func dispatch(unit: String, sequence: UInt64) -> [String] {
-        Self.unit(unit) + ["\(DispatchField.sequence)=\(sequence)"]
-    }
 }

@@ -16,13 +16,21 @@ struct JournalReaderDamageTests {
     /// A directory with `name` holding entries `range` (TEST_INDEX=i, one a second), written by systemd-journal-remote;
     /// nil when it is not installed.
     static func journalFile(_ range: Range<Int>, in directory: String, name: String) throws -> String? {
+        try journalFile(range, in: directory, name: name) { "MESSAGE=entry \($0)\nTEST_INDEX=\($0)\n" }
+    }
+
+    /// A directory with `name` holding one entry for each of `range`, one a second, with the fields `fields` gives
+    /// (`FIELD=value` lines), written by systemd-journal-remote; nil when it is not installed.
+    static func journalFile(
+        _ range: Range<Int>, in directory: String, name: String, fields: (Int) -> String
+    ) throws -> String? {
         guard access(journalRemote, X_OK) == 0 else { return nil }
         let path = directory + "/" + name
         var export = ""
         for index in range {
             export += "__REALTIME_TIMESTAMP=\(1_767_225_600_000_000 + UInt64(index) * 1_000_000)\n"
             export += "__MONOTONIC_TIMESTAMP=\(1_000_000 + UInt64(index) * 1_000_000)\n_BOOT_ID=\(boot)\n"
-            export += "MESSAGE=entry \(index)\nTEST_INDEX=\(index)\n\n"
+            export += fields(index) + "\n"
         }
         let input = directory + "/\(name).export"
         try export.write(toFile: input, atomically: true, encoding: .utf8)
@@ -181,9 +189,9 @@ struct JournalReaderDamageTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         guard let file = try Self.journalFile(0..<25, in: directory, name: "a.journal") else { return }
         let queries = (0..<200).map { ["TEST_INDEX=\($0 % 50)"] }
-        let (found, oldest) = try JournalReader(source: .files([file])).holdings(of: queries)
-        #expect(found == (0..<200).map { $0 % 50 < 25 })
-        #expect(oldest == 1_767_225_600_000_000)
+        let holdings = try JournalReader(source: .files([file])).holdings(of: queries)
+        #expect(holdings.found == (0..<200).map { $0 % 50 < 25 })
+        #expect(holdings.oldest == 1_767_225_600_000_000)
     }
 
     /// Calls `body` with a reader of two journal files holding entries 0-11 and 12-24, and the first file's path;

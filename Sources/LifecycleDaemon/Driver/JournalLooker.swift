@@ -41,23 +41,22 @@ actor JournalLooker {
         if let probe { queries.append(JournalProbeEntry.query(number: probe, pid: getpid())) }
         let evidence = Self.ownRunQuery
         if let evidence { queries.append(evidence) }
-        let evidenceCount = queries.count
-        queries += dispatches.reversed().map(\.journalQuery)
-        let found: [Bool]
-        let oldest: UInt64?
+        let recent = dispatches.reversed().map { RecentEntryQuery(walked: $0.journalUnitMatches, held: $0.journalIdentity) }
+        let holdings: JournalHoldings
         do {
-            (found, oldest) = try JournalReader(logging: logger).holdings(of: queries)
+            holdings = try JournalReader(logging: logger).holdings(of: queries, recent: recent)
         } catch {
             logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
             return nil
         }
-        let dispatchesFound = Array(found[evidenceCount...].reversed())
+        let found = holdings.found
+        let dispatchesFound = Array(holdings.recentFound.reversed())
         // Looked, then synced: what the look found was in journald's files before the sync was asked for, so the
         // sync covers it. Synced first, an entry journald wrote between the sync and the look would be found and
         // counted delivered while still only in memory. No sync when nothing was found: nothing is to be counted.
         let synced = sync && dispatchesFound.contains(true) ? syncJournal() : true
         return JournalCheck(
-            found: dispatchesFound, heldSince: oldest.map { Milliseconds($0 / 1_000) },
+            found: dispatchesFound, heldSince: holdings.oldest.map { Milliseconds($0 / 1_000) },
             earlierProcessesDone: evidence != nil && found[probe == nil ? 0 : 1],
             probeFound: probe != nil && found[0], synced: synced
         )

@@ -286,38 +286,6 @@ public struct JournalReader: Sendable {
         try holdings(of: queries).found
     }
 
-    /// What the journal holds: for each query, as in ``contains(_:)``, whether an entry matches it; and the time of
-    /// the oldest entry it still holds (µs since the epoch, nil when it holds none), before which retention may
-    /// have removed entries.
-    ///
-    /// Wraps `sd_journal_flush_matches(3)`, `sd_journal_seek_head(3)` and `sd_journal_get_cutoff_realtime_usec(3)`
-    /// besides the calls above.
-    public func holdings(of queries: [[String]]) throws(SystemdError) -> (found: [Bool], oldest: UInt64?) {
-        var walk = Walk()
-        var journal = try open(matching: [], damage: &walk.damage)
-        defer { close(journal, walk) }
-        var found: [Bool] = []
-        found.reserveCapacity(queries.count)
-        for (index, matches) in queries.enumerated() {
-            if index > 0, index % Self.queriesPerOpening == 0 {
-                // The files left out were reported by the first opening.
-                sd_journal_close(journal)
-                var again = JournalDamage()
-                journal = try open(matching: [], damage: &again)
-            }
-            try add(matches, to: journal)
-            try check(sd_journal_seek_head(journal), "seek the journal")
-            // Whether an entry matches is sd_journal_next's answer; nothing of the entry is read. A step that fails
-            // fails the whole look: taken as "not there", it would make a dispatch the journal holds look dropped,
-            // and send it again (an entry journald is still writing can fail to read).
-            found.append(try check(sd_journal_next(journal), "read the journal") > 0)
-        }
-        var oldest: UInt64 = 0
-        var newest: UInt64 = 0
-        let held = sd_journal_get_cutoff_realtime_usec(journal, &oldest, &newest) > 0
-        return (found, held ? oldest : nil)
-    }
-
     /// This boot's id as the journal's `_BOOT_ID` field spells it (32 hex digits); nil when it cannot be read.
     public static var currentBootID: String? {
         var id = sd_id128_t()
@@ -374,7 +342,7 @@ public struct JournalReader: Sendable {
     }
 
     /// The journal of ``source``, with `matches` added; the caller closes it. Files left out go into `damage`.
-    private func open(matching matches: [String], damage: inout JournalDamage) throws(SystemdError) -> OpaquePointer {
+    func open(matching matches: [String], damage: inout JournalDamage) throws(SystemdError) -> OpaquePointer {
         let journal = try openSource(damage: &damage)
         do {
             try add(matches, to: journal)
@@ -461,7 +429,7 @@ public struct JournalReader: Sendable {
     /// query, rather than at the value of that one dispatch, a bucket of its own (a page fault per dispatch looked
     /// for and file of PID 1's history): on a day-one history of 20,000 runs lifecycled's page faults went from
     /// 494,000 to 297,000 (docs/PERFORMANCE.md, "The day-one history of 100,000 runs, second round").
-    private func add(_ matches: [String], to journal: OpaquePointer) throws(SystemdError) {
+    func add(_ matches: [String], to journal: OpaquePointer) throws(SystemdError) {
         sd_journal_flush_matches(journal)
         for match in matches.reversed() {
             try check(match.withCString { sd_journal_add_match(journal, $0, 0) }, "add the journal match \(match)")
@@ -474,7 +442,7 @@ public struct JournalReader: Sendable {
     /// once. `sd_journal_get_data(3)` per field would walk them once per field, and each walk decompresses the start
     /// of every compressed field (journald compresses values of 512 bytes and more, like `LIFECYCLE_PAYLOAD`) to
     /// compare its name, making a new zstd context each time: that was an eighth of lifecycled's start-up CPU.
-    private static func entry(in journal: OpaquePointer, fields: [String]) throws(SystemdError) -> JournalEntry {
+    static func entry(in journal: OpaquePointer, fields: [String]) throws(SystemdError) -> JournalEntry {
         var realtime: UInt64 = 0
         try check(sd_journal_get_realtime_usec(journal, &realtime), "read an entry's time")
         var monotonic: UInt64 = 0

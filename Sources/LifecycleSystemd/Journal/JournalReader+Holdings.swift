@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import CSystemd
+import LifecycleEngine
+
+/// An entry looked for among the newest entries matching ``walked``: found when one of them holds every
+/// `FIELD=value` of ``held``. Queries that share ``walked`` are answered by one read back from the journal's tail.
+public struct RecentEntryQuery: Sendable, Equatable {
+    /// The matches the entry shares with others (as in ``JournalReader/entries(matching:fields:since:withCursors:)``).
+    public var walked: [String]
+    /// What sets the entry apart (`FIELD=value`), compared with what it holds.
+    public var held: [String]
+
+    public init(walked: [String], held: [String]) {
+        self.walked = walked
+        self.held = held
+    }
+
+    /// The same entry as one query of ``JournalReader/holdings(of:recent:)``.
+    public var matches: [String] { walked + held }
+}
+
+/// What a look at the journal found (``JournalReader/holdings(of:recent:)``).
+public struct JournalHoldings: Sendable, Equatable {
+    /// For each query, whether an entry matches it.
+    public var found: [Bool]
+    /// For each recent entry, whether the journal holds it.
+    public var recentFound: [Bool]
+    /// How many of the recent entries the walks did not meet, and were looked up one by one.
+    public var lookedUp: Int
+    /// The time of the oldest entry the journal still holds (µs since the epoch; nil when it holds none), before
+    /// which retention may have removed entries.
+    public var oldest: UInt64?
+}
+
+extension JournalReader {
+    /// How many of a walk's entries may be other than the ones it looks for before the rest are looked up one by
+    /// one: entries sent again, or sent after the look was asked for.
+    static let walkSlack = 8
+
+    /// What the journal holds: for each query, as in ``contains(_:)``, whether an entry matches it, asked first and
+    /// in the order given; then, for each recent entry, whether the journal holds it; and the time of its oldest
+    /// entry.
+    ///
+    /// Recent entries are read back from the journal's tail, one walk for all those that share their ``RecentEntryQuery/walked``
+    /// matches, for as many entries as they are (and ``walkSlack``); those the walks did not meet are then asked
+    /// one by one, in the order given. A query for one entry looks its values up in every file's hash table, a page
+    /// of its own for each value (each fault maps the 64 KB around it), where a walk reads the few pages at the end
+    /// of the newest file (docs/PERFORMANCE.md, "Looks that read the newest entries"). Only the look-ups say that an
+    /// entry is missing: a walk that fails, or ends early, only leaves more of them to ask.
+    ///
+    /// Wraps `sd_journal_flush_matches(3)`, `sd_journal_seek_head(3)`, `sd_journal_seek_tail(3)`,
+    /// `sd_journal_previous(3)` and `sd_journal_get_cutoff_realtime_usec(3)` besides the calls above.
+    public func holdings(of queries: [[String]], recent: [RecentEntryQuery] = []) throws(SystemdError) -> JournalHoldings {
+        var walk = Walk()
+        var journal = try open(matching: [], damage: &walk.damage)
+        defer { close(journal, walk) }
+        var asked = 0
+        func takeTurn() throws(SystemdError) {
+            if asked > 0, asked % Self.queriesPerOpening == 0 {
+                // The files left out were reported by the first opening.
+                sd_journal_close(journal)
+                var again = JournalDamage()
+                journal = try open(matching: [], damage: &again)
+            }
+            asked += 1
+        }
+        var found: [Bool] = []
+        found.reserveCapacity(queries.count)
+        for matches in queries {
+            try takeTurn()
+            found.append(try Self.holds(matches, journal: journal, reader: self))
+        }
+        var recentFound = [Bool](repeating: false, count: recent.count)
+        for (walked, indices) in Self.groups(recent) {
+            try takeTurn()
+            try add(walked, to: journal)
+            Self.walkBack(journal, for: indices.map { recent[$0].held }, count: indices.count + Self.walkSlack) {
+                recentFound[indices[$0]] = true
+            }
+        }
+        let unmet = recent.indices.filter { !recentFound[$0] }
+        for index in unmet {
+            try takeTurn()
+            recentFound[index] = try Self.holds(recent[index].matches, journal: journal, reader: self)
+        }
+        var oldest: UInt64 = 0
+        var newest: UInt64 = 0
+        let held = sd_journal_get_cutoff_realtime_usec(journal, &oldest, &newest) > 0
+        return JournalHoldings(found: found, recentFound: recentFound, lookedUp: unmet.count, oldest: held ? oldest : nil)
+    }
+
+    /// Whether an entry matches `matches`. Nothing of the entry is read. A step that fails fails the whole look: taken
+    /// as "not there", it would make a dispatch the journal holds look dropped, and send it again (an entry journald
+    /// is still writing can fail to read).
+    private static func holds(_ matches: [String], journal: OpaquePointer, reader: JournalReader) throws(SystemdError) -> Bool {
+        try reader.add(matches, to: journal)
+        try check(sd_journal_seek_head(journal), "seek the journal")
+        return try check(sd_journal_next(journal), "read the journal") > 0
+    }
+
+    /// The indices of `recent`, by their walked matches, in the order each first comes.
+    private static func groups(_ recent: [RecentEntryQuery]) -> [(walked: [String], indices: [Int])] {
+        var groups: [(walked: [String], indices: [Int])] = []
+        var position: [[String]: Int] = [:]
+        for (index, query) in recent.enumerated() {
+            if let at = position[query.walked] {
+                groups[at].indices.append(index)
+            } else {
+                position[query.walked] = groups.count
+                groups.append((query.walked, [index]))
+            }
+        }
+        return groups
+    }
+
+    /// Reads up to `count` entries back from the tail of `journal` (its matches set), and calls `met` with the index
+    /// in `wanted` of each one an entry holds, until all are met. An entry that cannot be read ends the walk.
+    private static func walkBack(_ journal: OpaquePointer, for wanted: [[String]], count: Int, met: (Int) -> Void) {
+        let pairs = wanted.map { $0.map(Self.fieldAndValue) }
+        let names = Array(Set(pairs.joined().map(\.field)))
+        var left = Array(wanted.indices)
+        guard sd_journal_seek_tail(journal) >= 0 else { return }
+        for _ in 0..<count where !left.isEmpty {
+            guard sd_journal_previous(journal) > 0, let entry = try? Self.entry(in: journal, fields: names) else { return }
+            left.removeAll { index in
+                let holds = pairs[index].allSatisfy { entry.fields[$0.field] == $0.value }
+                if holds { met(index) }
+                return holds
+            }
+        }
+    }
+
+    /// `FIELD=value` split at its first `=`.
+    private static func fieldAndValue(_ match: String) -> (field: String, value: String) {
+        guard let equals = match.firstIndex(of: "=") else { return (match, "") }
+        return (String(match[..<equals]), String(match[match.index(after: equals)...]))
+    }
+}

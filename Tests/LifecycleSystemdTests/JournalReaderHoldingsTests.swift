@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LifecycleSystemd
+import Testing
+
+/// Look-ups of recent entries (`JournalReader.holdings(of:recent:)`) in real journal files: the walks back from the
+/// tail meet the newest entries, and only what they do not meet is looked up one by one, with the same answers.
+struct JournalReaderHoldingsTests {
+    /// Entries 0..<40 alternate between units `a` and `b`: unit `a` holds numbers 0, 2, … 38, `b` 1, 3, … 39, each with
+    /// the time `t<number>`.
+    static func withUnits(_ body: (JournalReader) throws -> Void) throws {
+        let directory = try JournalReaderDamageTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        guard
+            let file = try JournalReaderDamageTests.journalFile(0..<40, in: directory, name: "units.journal", fields: {
+                "MESSAGE=entry \($0)\nSYSLOG_IDENTIFIER=walker\nWALK_UNIT=\($0 % 2 == 0 ? "a" : "b")\nWALK_NUMBER=\($0)\nWALK_TIME=t\($0)\n"
+            })
+        else { return }
+        try body(JournalReader(source: .files([file])))
+    }
+
+    static func entry(_ unit: String, _ number: Int, time: String? = nil) -> RecentEntryQuery {
+        RecentEntryQuery(
+            walked: ["SYSLOG_IDENTIFIER=walker", "WALK_UNIT=\(unit)"],
+            held: ["WALK_NUMBER=\(number)", "WALK_TIME=\(time ?? "t\(number)")"]
+        )
+    }
+
+    @Test("the newest entries of each unit are met by one walk; nothing is looked up one by one")
+    func newestAreWalked() throws {
+        try Self.withUnits { reader in
+            let recent = [Self.entry("a", 38), Self.entry("b", 39), Self.entry("a", 36), Self.entry("b", 35)]
+            let holdings = try reader.holdings(of: [["WALK_UNIT=a"], ["WALK_UNIT=c"]], recent: recent)
+            #expect(holdings.found == [true, false])
+            #expect(holdings.recentFound == [true, true, true, true])
+            #expect(holdings.lookedUp == 0)
+            #expect(holdings.oldest == 1_767_225_600_000_000)
+        }
+    }
+
+    @Test("entries beyond a walk's reach, or missing, are looked up one by one, with the same answers")
+    func beyondTheWalkIsLookedUp() throws {
+        try Self.withUnits { reader in
+            // Unit a's walk reads its 2 + 8 newest entries (numbers 38 down to 20): 2 is beyond it, 41 is nowhere,
+            // and 36 with another time is not that entry.
+            let recent = [Self.entry("a", 38), Self.entry("a", 2), Self.entry("a", 41), Self.entry("a", 36, time: "t0")]
+            let holdings = try reader.holdings(of: [], recent: recent)
+            #expect(holdings.recentFound == [true, true, false, false])
+            #expect(holdings.lookedUp == 3)
+            // A unit with no entries: its walk meets nothing.
+            let none = try reader.holdings(of: [], recent: [Self.entry("c", 1)])
+            #expect(none.recentFound == [false])
+            #expect(none.lookedUp == 1)
+        }
+    }
+
+    @Test("many recent entries over several openings of the journal: each answered as with one")
+    func acrossOpenings() throws {
+        try Self.withUnits { reader in
+            let recent = (0..<60).map { Self.entry($0 % 2 == 0 ? "a" : "b", $0) }
+            let holdings = try reader.holdings(of: (0..<30).map { ["WALK_NUMBER=\($0)"] }, recent: recent)
+            #expect(holdings.found == Array(repeating: true, count: 30))
+            #expect(holdings.recentFound == (0..<60).map { $0 < 40 })
+            // Each walk reads 30 + 8 entries of its unit: all 20 it holds.
+            #expect(holdings.lookedUp == 20)
+        }
+    }
+}
