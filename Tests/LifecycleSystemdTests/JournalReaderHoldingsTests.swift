@@ -30,10 +30,10 @@ struct JournalReaderHoldingsTests {
     @Test("the newest entries of each unit are met by one walk; nothing is looked up one by one")
     func newestAreWalked() throws {
         try Self.withUnits { reader in
-            let recent = [Self.entry("a", 38), Self.entry("b", 39), Self.entry("a", 36), Self.entry("b", 35)]
+            let recent = [39, 38, 37, 36, 35, 34, 32, 31].map { Self.entry($0 % 2 == 0 ? "a" : "b", $0) }
             let holdings = try reader.holdings(of: [["WALK_UNIT=a"], ["WALK_UNIT=c"]], recent: recent)
             #expect(holdings.found == [true, false])
-            #expect(holdings.recentFound == [true, true, true, true])
+            #expect(holdings.recentFound == Array(repeating: true, count: 8))
             #expect(holdings.lookedUp == 0)
             #expect(holdings.oldest == 1_767_225_600_000_000)
         }
@@ -42,16 +42,20 @@ struct JournalReaderHoldingsTests {
     @Test("entries beyond a walk's reach, or missing, are looked up one by one, with the same answers")
     func beyondTheWalkIsLookedUp() throws {
         try Self.withUnits { reader in
-            // Unit a's walk reads its 2 + 8 newest entries (numbers 38 down to 20): 2 is beyond it, 41 is nowhere,
+            // Unit a's walk reads its 4 + 8 newest entries (numbers 38 down to 16): 2 is beyond it, 41 is nowhere,
             // and 36 with another time is not that entry.
             let recent = [Self.entry("a", 38), Self.entry("a", 2), Self.entry("a", 41), Self.entry("a", 36, time: "t0")]
             let holdings = try reader.holdings(of: [], recent: recent)
             #expect(holdings.recentFound == [true, true, false, false])
             #expect(holdings.lookedUp == 3)
             // A unit with no entries: its walk meets nothing.
-            let none = try reader.holdings(of: [], recent: [Self.entry("c", 1)])
-            #expect(none.recentFound == [false])
-            #expect(none.lookedUp == 1)
+            let none = try reader.holdings(of: [], recent: (1...4).map { Self.entry("c", $0) })
+            #expect(none.recentFound == [false, false, false, false])
+            #expect(none.lookedUp == 4)
+            // Fewer than four of a unit are looked up, not walked for.
+            let few = try reader.holdings(of: [], recent: [Self.entry("a", 38), Self.entry("b", 39)])
+            #expect(few.recentFound == [true, true])
+            #expect(few.lookedUp == 2)
         }
     }
 

@@ -38,13 +38,19 @@ extension JournalReader {
     /// one: entries sent again, or sent after the look was asked for.
     static let walkSlack = 8
 
+    /// The fewest recent entries of one walked match that are walked for; fewer are looked up one by one. A walk
+    /// reads each entry's fields, which for one or two entries costs more than their look-ups: under a churn of
+    /// units, each with a dispatch or two waiting, walks cost 10 % more instructions a run than look-ups
+    /// (docs/PERFORMANCE.md, "Looks that read the newest entries").
+    static let smallestWalk = 4
+
     /// What the journal holds: for each query, as in ``contains(_:)``, whether an entry matches it, asked first and
     /// in the order given; then, for each recent entry, whether the journal holds it; and the time of its oldest
     /// entry.
     ///
-    /// Recent entries are read back from the journal's tail, one walk for all those that share their ``RecentEntryQuery/walked``
-    /// matches, for as many entries as they are (and ``walkSlack``); those the walks did not meet are then asked
-    /// one by one, in the order given. A query for one entry looks its values up in every file's hash table, a page
+    /// Recent entries that share their ``RecentEntryQuery/walked`` matches, ``smallestWalk`` or more, are read back
+    /// from the journal's tail in one walk, for as many entries as they are (and ``walkSlack``); those the walks did
+    /// not meet are then asked one by one, in the order given. A query for one entry looks its values up in every file's hash table, a page
     /// of its own for each value (each fault maps the 64 KB around it), where a walk reads the few pages at the end
     /// of the newest file (docs/PERFORMANCE.md, "Looks that read the newest entries"). Only the look-ups say that an
     /// entry is missing: a walk that fails, or ends early, only leaves more of them to ask.
@@ -72,7 +78,7 @@ extension JournalReader {
             found.append(try Self.holds(matches, journal: journal, reader: self))
         }
         var recentFound = [Bool](repeating: false, count: recent.count)
-        for (walked, indices) in Self.groups(recent) {
+        for (walked, indices) in Self.groups(recent) where indices.count >= Self.smallestWalk {
             try takeTurn()
             try add(walked, to: journal)
             Self.walkBack(journal, for: indices.map { recent[$0].held }, count: indices.count + Self.walkSlack) {
