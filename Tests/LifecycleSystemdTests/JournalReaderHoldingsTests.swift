@@ -70,4 +70,24 @@ struct JournalReaderHoldingsTests {
             #expect(holdings.lookedUp == 20)
         }
     }
+
+    @Test("a kept journal serves the looks that follow, opened again every 20 queries; a failed look lets it go")
+    func keptJournal() throws {
+        try Self.withUnits { reader in
+            var kept: OpenedJournal?
+            let recent = [39, 37, 35, 33].map { Self.entry("b", $0) }
+            let first = try reader.holdings(of: [["WALK_UNIT=a"]], recent: recent, keeping: &kept)
+            let journal = try #require(kept)
+            for _ in 0..<30 {
+                let again = try reader.holdings(of: [["WALK_UNIT=a"]], recent: recent, keeping: &kept)
+                #expect(again == first)
+                #expect(kept === journal)
+            }
+            #expect(first.recentFound == [true, true, true, true])
+            #expect(throws: SystemdError.self) {
+                try reader.holdings(of: [["not a match"]], recent: [], keeping: &kept)
+            }
+            #expect(kept == nil)
+        }
+    }
 }

@@ -18,6 +18,8 @@ extension JournalLooker {
         _ query: RecoveryQuery, positionFile: JournalPositionFile, journal: JournalSink,
         named: (JournaledUnits) -> Void
     ) -> RecoveryAnswer {
+        // Not beside a read's own openings: their pages and the looks' would count together in lifecycled's memory.
+        letKeptJournalGo()
         let barriers = JournalBarrierLook(journal: journal, logger: logger)
         let reader = JournalRecoveryReader(logger: logger, positionFile: positionFile)
         return reader.answer(query, lookForBarrier: { barrier in

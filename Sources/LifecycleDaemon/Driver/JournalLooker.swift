@@ -24,6 +24,14 @@ actor JournalLooker {
     private let synchronizer = JournalSynchronizer(directories: JournalSynchronizer.persistentDirectories())
     /// How the last synchronization went, so that a failure, or journald's lack of the call, is said once.
     private var lastSync: JournalSynchronizer.Outcome?
+    /// The journal the last look opened, while the looks that follow within ``keptFor`` use it: during a day-one
+    /// history a look comes every few milliseconds, and each opening mapped every file's header, hash tables and
+    /// entry arrays afresh (docs/PERFORMANCE.md, "Looks that read the newest entries"). A look that misses anything
+    /// lets it go, so that the next one, which may take a missing entry as dropped, reads a journal opened afresh
+    /// (a journal kept open does not see a file journald opened since).
+    private var kept: OpenedJournal?
+    private var closing: BusTimerID?
+    static let keptFor: Duration = .milliseconds(100)
 
     init(thread: BusThread, logger: Logger) {
         self.thread = thread
@@ -43,13 +51,22 @@ actor JournalLooker {
         if let evidence { queries.append(evidence) }
         let recent = dispatches.reversed().map { RecentEntryQuery(walked: $0.journalUnitMatches, held: $0.journalIdentity) }
         let holdings: JournalHoldings
+        if let closing { thread.cancel(closing) }
+        closing = nil
         do {
-            holdings = try JournalReader(logging: logger).holdings(of: queries, recent: recent)
+            holdings = try JournalReader(logging: logger).holdings(of: queries, recent: recent, keeping: &kept)
         } catch {
             logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
             return nil
         }
         let found = holdings.found
+        if Self.keepsJournal(after: holdings, probeAsked: probe != nil) {
+            closing = thread.schedule(after: Self.keptFor) { [weak self] in
+                self?.assumeIsolated { $0.letKeptJournalGo() }
+            }
+        } else {
+            kept = nil
+        }
         let dispatchesFound = Array(holdings.recentFound.reversed())
         // Looked, then synced: what the look found was in journald's files before the sync was asked for, so the
         // sync covers it. Synced first, an entry journald wrote between the sync and the look would be found and
@@ -60,6 +77,19 @@ actor JournalLooker {
             earlierProcessesDone: evidence != nil && found[probe == nil ? 0 : 1],
             probeFound: probe != nil && found[0], synced: synced
         )
+    }
+
+    /// Closes the journal the last look kept open, if any.
+    func letKeptJournalGo() {
+        kept = nil
+        if let closing { thread.cancel(closing) }
+        closing = nil
+    }
+
+    /// Whether the journal of a look that found `holdings` is kept for the next: only when it found every dispatch,
+    /// and the probe when one was asked first.
+    static func keepsJournal(after holdings: JournalHoldings, probeAsked: Bool) -> Bool {
+        !holdings.recentFound.contains(false) && !(probeAsked && holdings.found.first == false)
     }
 
     /// Asks journald to sync and fsyncs its files (``JournalSynchronizer``): whether what a look found may be counted

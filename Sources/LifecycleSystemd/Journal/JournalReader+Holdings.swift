@@ -20,6 +20,24 @@ public struct RecentEntryQuery: Sendable, Equatable {
     public var matches: [String] { walked + held }
 }
 
+/// A journal a look opened, kept open for the looks that follow (``JournalReader/holdings(of:recent:keeping:)``):
+/// opening the journal maps every file's header, hash tables and entry arrays afresh. It sees the files that were
+/// there when it was opened, not those journald opens later (a rotation), and keeps those it removes (a vacuum) until
+/// it is closed: whoever keeps it lets it go soon, and after any look that missed something.
+public final class OpenedJournal {
+    fileprivate var pointer: OpaquePointer
+    /// Queries asked since it was opened (``JournalReader/queriesPerOpening``).
+    fileprivate var asked = 0
+
+    fileprivate init(_ pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        sd_journal_close(pointer)
+    }
+}
+
 /// What a look at the journal found (``JournalReader/holdings(of:recent:)``).
 public struct JournalHoldings: Sendable, Equatable {
     /// For each query, whether an entry matches it.
@@ -31,6 +49,13 @@ public struct JournalHoldings: Sendable, Equatable {
     /// The time of the oldest entry the journal still holds (µs since the epoch; nil when it holds none), before
     /// which retention may have removed entries.
     public var oldest: UInt64?
+
+    public init(found: [Bool], recentFound: [Bool], lookedUp: Int, oldest: UInt64?) {
+        self.found = found
+        self.recentFound = recentFound
+        self.lookedUp = lookedUp
+        self.oldest = oldest
+    }
 }
 
 extension JournalReader {
@@ -50,50 +75,69 @@ extension JournalReader {
     ///
     /// Recent entries that share their ``RecentEntryQuery/walked`` matches, ``smallestWalk`` or more, are read back
     /// from the journal's tail in one walk, for as many entries as they are (and ``walkSlack``); those the walks did
-    /// not meet are then asked one by one, in the order given. A query for one entry looks its values up in every file's hash table, a page
-    /// of its own for each value (each fault maps the 64 KB around it), where a walk reads the few pages at the end
-    /// of the newest file (docs/PERFORMANCE.md, "Looks that read the newest entries"). Only the look-ups say that an
-    /// entry is missing: a walk that fails, or ends early, only leaves more of them to ask.
+    /// not meet are then asked one by one, in the order given. A query for one entry looks its values up in every
+    /// file's hash table, a page of its own for each value (each fault maps the 64 KB around it), where a walk reads
+    /// the few pages at the end of the newest file (docs/PERFORMANCE.md, "Looks that read the newest entries"). Only
+    /// the look-ups say that an entry is missing: a walk that fails, or ends early, only leaves more of them to ask.
     ///
     /// Wraps `sd_journal_flush_matches(3)`, `sd_journal_seek_head(3)`, `sd_journal_seek_tail(3)`,
     /// `sd_journal_previous(3)` and `sd_journal_get_cutoff_realtime_usec(3)` besides the calls above.
     public func holdings(of queries: [[String]], recent: [RecentEntryQuery] = []) throws(SystemdError) -> JournalHoldings {
-        var walk = Walk()
-        var journal = try open(matching: [], damage: &walk.damage)
-        defer { close(journal, walk) }
-        var asked = 0
+        var kept: OpenedJournal?
+        return try holdings(of: queries, recent: recent, keeping: &kept)
+    }
+
+    /// ``holdings(of:recent:)`` in the journal `kept` (opened first when nil), which is left open in `kept` for the
+    /// next look; nil when the look failed. It is opened again every ``queriesPerOpening`` queries, counted across
+    /// looks.
+    public func holdings(
+        of queries: [[String]], recent: [RecentEntryQuery], keeping kept: inout OpenedJournal?
+    ) throws(SystemdError) -> JournalHoldings {
+        let journal: OpenedJournal
+        if let open = kept.take() { journal = open } else { journal = try opened() }
         func takeTurn() throws(SystemdError) {
-            if asked > 0, asked % Self.queriesPerOpening == 0 {
+            if journal.asked >= Self.queriesPerOpening {
                 // The files left out were reported by the first opening.
-                sd_journal_close(journal)
                 var again = JournalDamage()
-                journal = try open(matching: [], damage: &again)
+                let fresh = try open(matching: [], damage: &again)
+                sd_journal_close(journal.pointer)
+                journal.pointer = fresh
+                journal.asked = 0
             }
-            asked += 1
+            journal.asked += 1
         }
         var found: [Bool] = []
         found.reserveCapacity(queries.count)
         for matches in queries {
             try takeTurn()
-            found.append(try Self.holds(matches, journal: journal, reader: self))
+            found.append(try Self.holds(matches, journal: journal.pointer, reader: self))
         }
         var recentFound = [Bool](repeating: false, count: recent.count)
         for (walked, indices) in Self.groups(recent) where indices.count >= Self.smallestWalk {
             try takeTurn()
-            try add(walked, to: journal)
-            Self.walkBack(journal, for: indices.map { recent[$0].held }, count: indices.count + Self.walkSlack) {
+            try add(walked, to: journal.pointer)
+            Self.walkBack(journal.pointer, for: indices.map { recent[$0].held }, count: indices.count + Self.walkSlack) {
                 recentFound[indices[$0]] = true
             }
         }
         let unmet = recent.indices.filter { !recentFound[$0] }
         for index in unmet {
             try takeTurn()
-            recentFound[index] = try Self.holds(recent[index].matches, journal: journal, reader: self)
+            recentFound[index] = try Self.holds(recent[index].matches, journal: journal.pointer, reader: self)
         }
         var oldest: UInt64 = 0
         var newest: UInt64 = 0
-        let held = sd_journal_get_cutoff_realtime_usec(journal, &oldest, &newest) > 0
+        let held = sd_journal_get_cutoff_realtime_usec(journal.pointer, &oldest, &newest) > 0
+        kept = journal
         return JournalHoldings(found: found, recentFound: recentFound, lookedUp: unmet.count, oldest: held ? oldest : nil)
+    }
+
+    /// The journal, opened; what the opening had to leave out is reported.
+    private func opened() throws(SystemdError) -> OpenedJournal {
+        var damage = JournalDamage()
+        let journal = OpenedJournal(try open(matching: [], damage: &damage))
+        if !damage.isEmpty { damaged(damage) }
+        return journal
     }
 
     /// Whether an entry matches `matches`. Nothing of the entry is read. A step that fails fails the whole look: taken
