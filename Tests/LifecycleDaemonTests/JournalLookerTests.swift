@@ -10,7 +10,7 @@ struct JournalLookerTests {
         JournalHoldings(found: found, recentFound: recentFound, lookedUp: 0, oldest: nil)
     }
 
-    @Test("kept only when the look found every dispatch, and the probe it asked for first")
+    @Test("kept only when the kept files held every dispatch, and the probe asked for first")
     func keptOnlyWhenNothingWasMissed() {
         #expect(JournalLooker.keepsJournal(after: Self.holdings(found: [], recentFound: [true, true]), probeAsked: false))
         #expect(JournalLooker.keepsJournal(after: Self.holdings(found: [true, false], recentFound: [true]), probeAsked: true),
@@ -18,5 +18,8 @@ struct JournalLookerTests {
         #expect(!JournalLooker.keepsJournal(after: Self.holdings(found: [], recentFound: [true, false]), probeAsked: false))
         #expect(!JournalLooker.keepsJournal(after: Self.holdings(found: [false, true], recentFound: [true]), probeAsked: true))
         #expect(!JournalLooker.keepsJournal(after: Self.holdings(found: [false], recentFound: []), probeAsked: true))
+        var fromWhole = Self.holdings(found: [], recentFound: [true, true])
+        fromWhole.askedWhole = 1
+        #expect(!JournalLooker.keepsJournal(after: fromWhole, probeAsked: false), "found, but not in the kept files")
     }
 }

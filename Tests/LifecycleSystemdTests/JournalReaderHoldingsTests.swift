@@ -20,6 +20,20 @@ struct JournalReaderHoldingsTests {
         try body(JournalReader(source: .files([file])))
     }
 
+    /// Unit `a`'s entries 0..<20 in one file and 20..<40 in another (the newest), as in ``withUnits(_:)``; the
+    /// reader reads both, and the newest file's path is given too.
+    static func withTwoFiles(_ body: (JournalReader, String) throws -> Void) throws {
+        let directory = try JournalReaderDamageTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fields = { (index: Int) in
+            "MESSAGE=entry \(index)\nSYSLOG_IDENTIFIER=walker\nWALK_UNIT=a\nWALK_NUMBER=\(index)\nWALK_TIME=t\(index)\n"
+        }
+        guard let old = try JournalReaderDamageTests.journalFile(0..<20, in: directory, name: "old.journal", fields: fields),
+            let new = try JournalReaderDamageTests.journalFile(20..<40, in: directory, name: "new.journal", fields: fields)
+        else { return }
+        try body(JournalReader(source: .files([old, new])), new)
+    }
+
     static func entry(_ unit: String, _ number: Int, time: String? = nil) -> RecentEntryQuery {
         RecentEntryQuery(
             walked: ["SYSLOG_IDENTIFIER=walker", "WALK_UNIT=\(unit)"],
@@ -76,18 +90,51 @@ struct JournalReaderHoldingsTests {
         try Self.withUnits { reader in
             var kept: OpenedJournal?
             let recent = [39, 37, 35, 33].map { Self.entry("b", $0) }
-            let first = try reader.holdings(of: [["WALK_UNIT=a"]], recent: recent, keeping: &kept)
+            let first = try reader.holdings(of: [["WALK_UNIT=a"]], recent: recent, newestFiles: nil, keeping: &kept)
             let journal = try #require(kept)
             for _ in 0..<30 {
-                let again = try reader.holdings(of: [["WALK_UNIT=a"]], recent: recent, keeping: &kept)
+                let again = try reader.holdings(of: [["WALK_UNIT=a"]], recent: recent, newestFiles: nil, keeping: &kept)
                 #expect(again == first)
                 #expect(kept === journal)
             }
             #expect(first.recentFound == [true, true, true, true])
             #expect(throws: SystemdError.self) {
-                try reader.holdings(of: [["not a match"]], recent: [], keeping: &kept)
+                try reader.holdings(of: [["not a match"]], recent: [], newestFiles: nil, keeping: &kept)
             }
             #expect(kept == nil)
+        }
+    }
+
+    @Test("asked of the newest files first: only what they do not hold is asked of the whole journal, in order")
+    func newestFilesFirst() throws {
+        try Self.withTwoFiles { reader, newest in
+            var kept: OpenedJournal?
+            let recent = [39, 38, 37, 36, 5, 41].map { Self.entry("a", $0) }
+            let holdings = try reader.holdings(
+                of: [["WALK_NUMBER=30"], ["WALK_NUMBER=3"]], recent: recent, newestFiles: .files([newest]), keeping: &kept
+            )
+            #expect(holdings.found == [true, true])
+            #expect(holdings.recentFound == [true, true, true, true, true, false])
+            #expect(holdings.askedWhole == 3, "query 3, and entries 5 and 41")
+            #expect(holdings.oldest == 1_767_225_600_000_000, "the whole journal's oldest entry")
+            #expect(kept != nil)
+
+            // All in the newest files: the whole journal is not opened, and says nothing of how far back it goes.
+            let newer = try reader.holdings(
+                of: [["WALK_NUMBER=30"]], recent: Array(recent.prefix(4)), newestFiles: .files([newest]), keeping: &kept
+            )
+            #expect(newer.found == [true] && newer.recentFound == [true, true, true, true])
+            #expect(newer.askedWhole == 0)
+            #expect(newer.oldest == nil)
+
+            // Newest files that cannot be opened (rotated away): the whole journal answers everything.
+            var none: OpenedJournal?
+            let gone = try reader.holdings(
+                of: [], recent: Array(recent.prefix(5)), newestFiles: .files([newest + ".gone"]), keeping: &none
+            )
+            #expect(gone.recentFound == [true, true, true, true, true])
+            #expect(gone.askedWhole == 5)
+            #expect(none == nil)
         }
     }
 }

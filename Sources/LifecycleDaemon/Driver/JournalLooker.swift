@@ -24,12 +24,16 @@ actor JournalLooker {
     private let synchronizer = JournalSynchronizer(directories: JournalSynchronizer.persistentDirectories())
     /// How the last synchronization went, so that a failure, or journald's lack of the call, is said once.
     private var lastSync: JournalSynchronizer.Outcome?
-    /// The journal the last look opened, while the looks that follow within ``keptFor`` use it: during a day-one
-    /// history a look comes every few milliseconds, and each opening mapped every file's header, hash tables and
-    /// entry arrays afresh (docs/PERFORMANCE.md, "Looks that read the newest entries"). A look that misses anything
-    /// lets it go, so that the next one, which may take a missing entry as dropped, reads a journal opened afresh
-    /// (a journal kept open does not see a file journald opened since).
+    /// The files journald writes to now (``JournalReader/onlineFiles()``), as the last look opened them, while the
+    /// looks that follow within ``keptFor`` use them: a look asks them first, and the whole journal only for what
+    /// they do not hold. During a day-one history a look comes every few milliseconds, and each opened the whole
+    /// journal, mapping every file's header, hash tables and entry arrays afresh (docs/PERFORMANCE.md, "Looks that
+    /// read the newest entries"). A look that misses anything lets them go, so that the next one, which may take a
+    /// missing entry as dropped, opens them afresh (files kept open do not include one journald opened since).
     private var kept: OpenedJournal?
+    /// Whether a look found PID 1's entries about this process's run (``ownRunQuery``): then it is not asked again,
+    /// and the newest files, where it is not once journald rotated past it, answer the looks alone.
+    private var earlierProcessesShown = false
     private var closing: BusTimerID?
     static let keptFor: Duration = .milliseconds(100)
 
@@ -47,19 +51,23 @@ actor JournalLooker {
     func check(_ dispatches: [PendingDispatch], probe: UInt64?, sync: Bool) -> JournalCheck? {
         var queries: [[String]] = []
         if let probe { queries.append(JournalProbeEntry.query(number: probe, pid: getpid())) }
-        let evidence = Self.ownRunQuery
+        // Once shown, it stays shown: the entries were taken before the look that found it.
+        let evidence = earlierProcessesShown ? nil : Self.ownRunQuery
         if let evidence { queries.append(evidence) }
         let recent = dispatches.reversed().map { RecentEntryQuery(walked: $0.journalUnitMatches, held: $0.journalIdentity) }
         let holdings: JournalHoldings
         if let closing { thread.cancel(closing) }
         closing = nil
         do {
-            holdings = try JournalReader(logging: logger).holdings(of: queries, recent: recent, keeping: &kept)
+            holdings = try JournalReader(logging: logger).holdings(
+                of: queries, recent: recent, newestFiles: JournalReader.onlineFiles(), keeping: &kept
+            )
         } catch {
             logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])
             return nil
         }
         let found = holdings.found
+        if evidence != nil, found[probe == nil ? 0 : 1] { earlierProcessesShown = true }
         if Self.keepsJournal(after: holdings, probeAsked: probe != nil) {
             closing = thread.schedule(after: Self.keptFor) { [weak self] in
                 self?.assumeIsolated { $0.letKeptJournalGo() }
@@ -74,7 +82,7 @@ actor JournalLooker {
         let synced = sync && dispatchesFound.contains(true) ? syncJournal() : true
         return JournalCheck(
             found: dispatchesFound, heldSince: holdings.oldest.map { Milliseconds($0 / 1_000) },
-            earlierProcessesDone: evidence != nil && found[probe == nil ? 0 : 1],
+            earlierProcessesDone: earlierProcessesShown,
             probeFound: probe != nil && found[0], synced: synced
         )
     }
@@ -86,10 +94,12 @@ actor JournalLooker {
         closing = nil
     }
 
-    /// Whether the journal of a look that found `holdings` is kept for the next: only when it found every dispatch,
-    /// and the probe when one was asked first.
+    /// Whether the journal of a look that found `holdings` is kept for the next: only when the kept files answered
+    /// everything (after a rotation the new file is not among them), found every dispatch, and the probe when one was
+    /// asked first.
     static func keepsJournal(after holdings: JournalHoldings, probeAsked: Bool) -> Bool {
-        !holdings.recentFound.contains(false) && !(probeAsked && holdings.found.first == false)
+        holdings.askedWhole == 0 && !holdings.recentFound.contains(false)
+            && !(probeAsked && holdings.found.first == false)
     }
 
     /// Asks journald to sync and fsyncs its files (``JournalSynchronizer``): whether what a look found may be counted

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CSystemd
+import Glibc
 import LifecycleEngine
 
 /// An entry looked for among the newest entries matching ``walked``: found when one of them holds every
@@ -46,8 +47,11 @@ public struct JournalHoldings: Sendable, Equatable {
     public var recentFound: [Bool]
     /// How many of the recent entries the walks did not meet, and were looked up one by one.
     public var lookedUp: Int
-    /// The time of the oldest entry the journal still holds (µs since the epoch; nil when it holds none), before
-    /// which retention may have removed entries.
+    /// How many queries and recent entries the newest files did not hold, and were asked of the whole journal.
+    public var askedWhole = 0
+    /// The time of the oldest entry the journal still holds (µs since the epoch; nil when it holds none, or when the
+    /// newest files answered everything and the whole journal was not opened), before which retention may have
+    /// removed entries.
     public var oldest: UInt64?
 
     public init(found: [Bool], recentFound: [Bool], lookedUp: Int, oldest: UInt64?) {
@@ -84,14 +88,65 @@ extension JournalReader {
     /// `sd_journal_previous(3)` and `sd_journal_get_cutoff_realtime_usec(3)` besides the calls above.
     public func holdings(of queries: [[String]], recent: [RecentEntryQuery] = []) throws(SystemdError) -> JournalHoldings {
         var kept: OpenedJournal?
-        return try holdings(of: queries, recent: recent, keeping: &kept)
+        return try look(for: queries, recent: recent, walking: true, keeping: &kept)
     }
 
-    /// ``holdings(of:recent:)`` in the journal `kept` (opened first when nil), which is left open in `kept` for the
-    /// next look; nil when the look failed. It is opened again every ``queriesPerOpening`` queries, counted across
-    /// looks.
+    /// ``holdings(of:recent:)``, asked first of `newestFiles` (the files journald writes to now, as
+    /// ``onlineFiles()`` gives them), whose journal `kept` is left open for the next look (opened first when nil;
+    /// nil when the look failed); only what they do not hold is then asked of the whole journal, opened for that, in
+    /// the order given. Each query that finds its entry in the newest files is answered before any is asked of the
+    /// whole journal, so an entry missing from the whole journal was missing after every entry found. The whole
+    /// journal's files, dozens on a long-lived host, are not opened at all when the newest files hold everything
+    /// (docs/PERFORMANCE.md, "Looks that read the newest entries"); then ``JournalHoldings/oldest`` is nil. Without
+    /// `newestFiles`, the whole journal is the one kept.
     public func holdings(
-        of queries: [[String]], recent: [RecentEntryQuery], keeping kept: inout OpenedJournal?
+        of queries: [[String]], recent: [RecentEntryQuery], newestFiles: JournalSource?,
+        keeping kept: inout OpenedJournal?
+    ) throws(SystemdError) -> JournalHoldings {
+        guard let newestFiles else { return try look(for: queries, recent: recent, walking: true, keeping: &kept) }
+        let newest = JournalReader(source: newestFiles, entriesPerOpening: entriesPerOpening, damaged: damaged)
+        var answer: JournalHoldings
+        do {
+            answer = try newest.look(for: queries, recent: recent, walking: true, keeping: &kept)
+        } catch {
+            // A file rotated away since it was named, or damaged: the whole journal answers.
+            answer = JournalHoldings(
+                found: Array(repeating: false, count: queries.count),
+                recentFound: Array(repeating: false, count: recent.count), lookedUp: 0, oldest: nil
+            )
+        }
+        // How far back the newest files go says nothing of the whole journal.
+        answer.oldest = nil
+        let missing = queries.indices.filter { !answer.found[$0] }
+        let missingRecent = recent.indices.filter { !answer.recentFound[$0] }
+        guard !missing.isEmpty || !missingRecent.isEmpty else { return answer }
+        var whole: OpenedJournal?
+        let second = try look(
+            for: missing.map { queries[$0] }, recent: missingRecent.map { recent[$0] }, walking: false, keeping: &whole
+        )
+        for (index, found) in zip(missing, second.found) { answer.found[index] = found }
+        for (index, found) in zip(missingRecent, second.recentFound) { answer.recentFound[index] = found }
+        answer.askedWhole = missing.count + missingRecent.count
+        answer.oldest = second.oldest
+        return answer
+    }
+
+    /// The files journald writes the system journal to now: `system.journal` of this machine under /var/log/journal
+    /// (persistent) and /run/log/journal (volatile, and before journald flushes it), those that exist; nil when
+    /// there is none, or the machine's id cannot be read.
+    public static func onlineFiles() -> JournalSource? {
+        var machine = sd_id128_t()
+        guard sd_id128_get_machine(&machine) >= 0 else { return nil }
+        let id = string(machine)
+        let files = ["/var/log/journal", "/run/log/journal"].map { "\($0)/\(id)/system.journal" }
+            .filter { path in path.withCString { access($0, F_OK) } == 0 }
+        return files.isEmpty ? nil : .files(files)
+    }
+
+    /// The answers of the journal `kept` (opened first when nil), which is left open in `kept`; walks only when
+    /// `walking`. It is opened again every ``queriesPerOpening`` queries, counted across looks.
+    private func look(
+        for queries: [[String]], recent: [RecentEntryQuery], walking: Bool, keeping kept: inout OpenedJournal?
     ) throws(SystemdError) -> JournalHoldings {
         let journal: OpenedJournal
         if let open = kept.take() { journal = open } else { journal = try opened() }
@@ -113,7 +168,7 @@ extension JournalReader {
             found.append(try Self.holds(matches, journal: journal.pointer, reader: self))
         }
         var recentFound = [Bool](repeating: false, count: recent.count)
-        for (walked, indices) in Self.groups(recent) where indices.count >= Self.smallestWalk {
+        for (walked, indices) in Self.groups(recent) where walking && indices.count >= Self.smallestWalk {
             try takeTurn()
             try add(walked, to: journal.pointer)
             Self.walkBack(journal.pointer, for: indices.map { recent[$0].held }, count: indices.count + Self.walkSlack) {

@@ -294,7 +294,7 @@ public struct JournalReader: Sendable {
     }
 
     /// An id128 as the journal spells it: 32 lower-case hex digits.
-    private static func string(_ id: sd_id128_t) -> String {
+    static func string(_ id: sd_id128_t) -> String {
         var text = [CChar](repeating: 0, count: 33)
         return text.withUnsafeMutableBufferPointer { buffer in
             sd_id128_to_string(id, buffer.baseAddress!)
