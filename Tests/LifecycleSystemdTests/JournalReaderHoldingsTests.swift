@@ -127,6 +127,20 @@ struct JournalReaderHoldingsTests {
             #expect(newer.askedWhole == 0)
             #expect(newer.oldest == nil)
 
+            // Entries newer than one the newest files hold, missing from them (journald behind): no older file can
+            // hold them, so the whole journal is not asked. With none held, it is asked for every one.
+            let behind = try reader.holdings(
+                of: [], recent: [Self.entry("a", 42), Self.entry("a", 41), Self.entry("a", 39), Self.entry("a", 3)],
+                newestFiles: .files([newest]), keeping: &kept
+            )
+            #expect(behind.recentFound == [false, false, true, true])
+            #expect(behind.askedWhole == 1, "entry 3 only")
+            let noneHeld = try reader.holdings(
+                of: [], recent: [Self.entry("a", 41), Self.entry("a", 3)], newestFiles: .files([newest]), keeping: &kept
+            )
+            #expect(noneHeld.recentFound == [false, true])
+            #expect(noneHeld.askedWhole == 2)
+
             // Newest files that cannot be opened (rotated away): the whole journal answers everything.
             var none: OpenedJournal?
             let gone = try reader.holdings(

@@ -54,7 +54,9 @@ actor JournalLooker {
         // Once shown, it stays shown: the entries were taken before the look that found it.
         let evidence = earlierProcessesShown ? nil : Self.ownRunQuery
         if let evidence { queries.append(evidence) }
-        let recent = dispatches.reversed().map { RecentEntryQuery(walked: $0.journalUnitMatches, held: $0.journalIdentity) }
+        let recent = dispatches.reversed().map {
+            RecentEntryQuery(walked: $0.journalUnitMatches, held: $0.journalIdentity)
+        }
         let holdings: JournalHoldings
         if let closing { thread.cancel(closing) }
         closing = nil

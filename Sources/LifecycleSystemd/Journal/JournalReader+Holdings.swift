@@ -21,10 +21,11 @@ public struct RecentEntryQuery: Sendable, Equatable {
     public var matches: [String] { walked + held }
 }
 
-/// A journal a look opened, kept open for the looks that follow (``JournalReader/holdings(of:recent:keeping:)``):
-/// opening the journal maps every file's header, hash tables and entry arrays afresh. It sees the files that were
-/// there when it was opened, not those journald opens later (a rotation), and keeps those it removes (a vacuum) until
-/// it is closed: whoever keeps it lets it go soon, and after any look that missed something.
+/// A journal a look opened, kept open for the looks that follow
+/// (``JournalReader/holdings(of:recent:newestFiles:keeping:)``): opening the journal maps every file's header, hash
+/// tables and entry arrays afresh. It sees the files that were there when it was opened, not those journald opens
+/// later (a rotation), and keeps those it removes (a vacuum) until it is closed: whoever keeps it lets it go soon, and
+/// after any look that missed something.
 public final class OpenedJournal {
     fileprivate var pointer: OpaquePointer
     /// Queries asked since it was opened (``JournalReader/queriesPerOpening``).
@@ -86,7 +87,9 @@ extension JournalReader {
     ///
     /// Wraps `sd_journal_flush_matches(3)`, `sd_journal_seek_head(3)`, `sd_journal_seek_tail(3)`,
     /// `sd_journal_previous(3)` and `sd_journal_get_cutoff_realtime_usec(3)` besides the calls above.
-    public func holdings(of queries: [[String]], recent: [RecentEntryQuery] = []) throws(SystemdError) -> JournalHoldings {
+    public func holdings(
+        of queries: [[String]], recent: [RecentEntryQuery] = []
+    ) throws(SystemdError) -> JournalHoldings {
         var kept: OpenedJournal?
         return try look(for: queries, recent: recent, walking: true, keeping: &kept)
     }
@@ -94,7 +97,8 @@ extension JournalReader {
     /// ``holdings(of:recent:)``, asked first of `newestFiles` (the files journald writes to now, as
     /// ``onlineFiles()`` gives them), whose journal `kept` is left open for the next look (opened first when nil;
     /// nil when the look failed); only what they do not hold is then asked of the whole journal, opened for that, in
-    /// the order given. Each query that finds its entry in the newest files is answered before any is asked of the
+    /// the order given. `recent` comes newest first, in the order journald was sent them: those newer than the newest
+    /// one the newest files hold are not asked of the whole journal (no older file can hold them). Each query that finds its entry in the newest files is answered before any is asked of the
     /// whole journal, so an entry missing from the whole journal was missing after every entry found. The whole
     /// journal's files, dozens on a long-lived host, are not opened at all when the newest files hold everything
     /// (docs/PERFORMANCE.md, "Looks that read the newest entries"); then ``JournalHoldings/oldest`` is nil. Without
@@ -118,7 +122,11 @@ extension JournalReader {
         // How far back the newest files go says nothing of the whole journal.
         answer.oldest = nil
         let missing = queries.indices.filter { !answer.found[$0] }
-        let missingRecent = recent.indices.filter { !answer.recentFound[$0] }
+        // journald writes its entries in the order it takes them, into the newest files: those lack an entry taken
+        // after one they hold only because journald has not taken it yet (a look follows a send at once while
+        // recovering), and no older file holds it.
+        let newestHeld = answer.recentFound.firstIndex(of: true) ?? -1
+        let missingRecent = recent.indices.filter { $0 > newestHeld && !answer.recentFound[$0] }
         guard !missing.isEmpty || !missingRecent.isEmpty else { return answer }
         var whole: OpenedJournal?
         let second = try look(
@@ -171,7 +179,8 @@ extension JournalReader {
         for (walked, indices) in Self.groups(recent) where walking && indices.count >= Self.smallestWalk {
             try takeTurn()
             try add(walked, to: journal.pointer)
-            Self.walkBack(journal.pointer, for: indices.map { recent[$0].held }, count: indices.count + Self.walkSlack) {
+            let wanted = indices.map { recent[$0].held }
+            Self.walkBack(journal.pointer, for: wanted, count: wanted.count + Self.walkSlack) {
                 recentFound[indices[$0]] = true
             }
         }
@@ -184,7 +193,9 @@ extension JournalReader {
         var newest: UInt64 = 0
         let held = sd_journal_get_cutoff_realtime_usec(journal.pointer, &oldest, &newest) > 0
         kept = journal
-        return JournalHoldings(found: found, recentFound: recentFound, lookedUp: unmet.count, oldest: held ? oldest : nil)
+        return JournalHoldings(
+            found: found, recentFound: recentFound, lookedUp: unmet.count, oldest: held ? oldest : nil
+        )
     }
 
     /// The journal, opened; what the opening had to leave out is reported.
@@ -198,7 +209,9 @@ extension JournalReader {
     /// Whether an entry matches `matches`. Nothing of the entry is read. A step that fails fails the whole look: taken
     /// as "not there", it would make a dispatch the journal holds look dropped, and send it again (an entry journald
     /// is still writing can fail to read).
-    private static func holds(_ matches: [String], journal: OpaquePointer, reader: JournalReader) throws(SystemdError) -> Bool {
+    private static func holds(
+        _ matches: [String], journal: OpaquePointer, reader: JournalReader
+    ) throws(SystemdError) -> Bool {
         try reader.add(matches, to: journal)
         try check(sd_journal_seek_head(journal), "seek the journal")
         return try check(sd_journal_next(journal), "read the journal") > 0
@@ -227,7 +240,9 @@ extension JournalReader {
         var left = Array(wanted.indices)
         guard sd_journal_seek_tail(journal) >= 0 else { return }
         for _ in 0..<count where !left.isEmpty {
-            guard sd_journal_previous(journal) > 0, let entry = try? Self.entry(in: journal, fields: names) else { return }
+            guard sd_journal_previous(journal) > 0, let entry = try? Self.entry(in: journal, fields: names) else {
+                return
+            }
             left.removeAll { index in
                 let holds = pairs[index].allSatisfy { entry.fields[$0.field] == $0.value }
                 if holds { met(index) }
