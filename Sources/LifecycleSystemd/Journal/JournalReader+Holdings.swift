@@ -98,11 +98,12 @@ extension JournalReader {
     /// ``onlineFiles()`` gives them), whose journal `kept` is left open for the next look (opened first when nil;
     /// nil when the look failed); only what they do not hold is then asked of the whole journal, opened for that, in
     /// the order given. `recent` comes newest first, in the order journald was sent them: those newer than the newest
-    /// one the newest files hold are not asked of the whole journal (no older file can hold them). Each query that finds its entry in the newest files is answered before any is asked of the
-    /// whole journal, so an entry missing from the whole journal was missing after every entry found. The whole
-    /// journal's files, dozens on a long-lived host, are not opened at all when the newest files hold everything
-    /// (docs/PERFORMANCE.md, "Looks that read the newest entries"); then ``JournalHoldings/oldest`` is nil. Without
-    /// `newestFiles`, the whole journal is the one kept.
+    /// one the newest files hold are not asked of the whole journal (no older file can hold them). Each query that
+    /// finds its entry in the newest files is answered before any is asked of the whole journal, so an entry missing
+    /// from the whole journal was missing after every entry found. The whole journal's files, dozens on a long-lived
+    /// host, are not opened at all when the newest files answer everything (docs/PERFORMANCE.md, "Looks that read the
+    /// newest entries"); then ``JournalHoldings/oldest`` is nil. Without `newestFiles`, the whole journal is the one
+    /// kept.
     public func holdings(
         of queries: [[String]], recent: [RecentEntryQuery], newestFiles: JournalSource?,
         keeping kept: inout OpenedJournal?
