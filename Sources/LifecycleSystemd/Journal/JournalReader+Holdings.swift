@@ -234,27 +234,51 @@ extension JournalReader {
     }
 
     /// Reads up to `count` entries back from the tail of `journal` (its matches set), and calls `met` with the index
-    /// in `wanted` of each one an entry holds, until all are met. An entry that cannot be read ends the walk.
+    /// in `wanted` of each one an entry holds, until all are met. An entry whose data cannot be read ends the walk.
     private static func walkBack(_ journal: OpaquePointer, for wanted: [[String]], count: Int, met: (Int) -> Void) {
-        let pairs = wanted.map { $0.map(Self.fieldAndValue) }
-        let names = Array(Set(pairs.joined().map(\.field)))
+        let held = wanted.map { $0.map { Array($0.utf8) } }
+        // The `FIELD=` of every datum compared: an entry's data are taken in one pass, each compared where it lies
+        // (a dictionary of the entry's fields made a walk cost more than the look-ups it spared).
+        var prefixes: [[UInt8]] = []
+        for datum in held.joined() {
+            guard let equals = datum.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let prefix = Array(datum[...equals])
+            if !prefixes.contains(prefix) { prefixes.append(prefix) }
+        }
         var left = Array(wanted.indices)
         guard sd_journal_seek_tail(journal) >= 0 else { return }
         for _ in 0..<count where !left.isEmpty {
-            guard sd_journal_previous(journal) > 0, let entry = try? Self.entry(in: journal, fields: names) else {
-                return
-            }
+            guard sd_journal_previous(journal) > 0, let data = data(of: prefixes, in: journal) else { return }
             left.removeAll { index in
-                let holds = pairs[index].allSatisfy { entry.fields[$0.field] == $0.value }
+                let holds = held[index].allSatisfy { data.contains($0) }
                 if holds { met(index) }
                 return holds
             }
         }
     }
 
-    /// `FIELD=value` split at its first `=`.
-    private static func fieldAndValue(_ match: String) -> (field: String, value: String) {
-        guard let equals = match.firstIndex(of: "=") else { return (match, "") }
-        return (String(match[..<equals]), String(match[match.index(after: equals)...]))
+    /// The first datum (`FIELD=value`) of each field `prefixes` names (`FIELD=`) in the entry `journal` stands on,
+    /// those it holds; nil when its data cannot be read.
+    ///
+    /// Wraps `sd_journal_restart_data(3)` and `sd_journal_enumerate_available_data(3)`.
+    private static func data(of prefixes: [[UInt8]], in journal: OpaquePointer) -> [[UInt8]]? {
+        var found: [[UInt8]] = []
+        var seen = [Bool](repeating: false, count: prefixes.count)
+        var pointer: UnsafeRawPointer?
+        var length = 0
+        sd_journal_restart_data(journal)
+        while found.count < prefixes.count {
+            let result = sd_journal_enumerate_available_data(journal, &pointer, &length)
+            if result < 0 { return nil }
+            guard result > 0 else { break }
+            guard let pointer else { continue }
+            for (index, prefix) in prefixes.enumerated() where !seen[index] && length >= prefix.count {
+                guard prefix.withUnsafeBytes({ memcmp(pointer, $0.baseAddress!, prefix.count) }) == 0 else { continue }
+                seen[index] = true
+                found.append(Array(UnsafeRawBufferPointer(start: pointer, count: length)))
+                break
+            }
+        }
+        return found
     }
 }

@@ -442,7 +442,7 @@ public struct JournalReader: Sendable {
     /// once. `sd_journal_get_data(3)` per field would walk them once per field, and each walk decompresses the start
     /// of every compressed field (journald compresses values of 512 bytes and more, like `LIFECYCLE_PAYLOAD`) to
     /// compare its name, making a new zstd context each time: that was an eighth of lifecycled's start-up CPU.
-    static func entry(in journal: OpaquePointer, fields: [String]) throws(SystemdError) -> JournalEntry {
+    private static func entry(in journal: OpaquePointer, fields: [String]) throws(SystemdError) -> JournalEntry {
         var realtime: UInt64 = 0
         try check(sd_journal_get_realtime_usec(journal, &realtime), "read an entry's time")
         var monotonic: UInt64 = 0
