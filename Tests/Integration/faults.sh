@@ -6,7 +6,7 @@
 # duplicated when lifecycled is killed with SIGKILL during a churn of units, when the bus daemon restarts, when
 # systemd re-executes, when the state file system is full, when the state directory is read-only or missing (then
 # lifecycled is degraded, and heals by itself once the directory is writable again), when a state file is truncated and when the journal refuses writes (also combined with
-# a SIGKILL), drops entries (its rate limit) or stalls, when retention removes delivered dispatches and the saved
+# a SIGKILL), drops entries (its rate limit), stalls or rotates its file during a churn, when retention removes delivered dispatches and the saved
 # journal position, after the wall clock was set back or stepped, for starts that ExecCondition= skips and units PID 1
 # logs nothing of; that a unit whose name is 250 bytes keeps its state file over a restart; and that hostile
 # configuration files, D-Bus calls and replay lines get clear errors. One container for the whole suite, about a
@@ -38,8 +38,8 @@ readonly NAME=org.lifecycled.Lifecycle1 OBJECT=/org/lifecycled/Lifecycle1 INTERF
 readonly BASE_CONFIG='{"watch": [{"pattern": "job-*", "autotracking_enabled": false}, "lc-*.service"], "log_level": "debug"}'
 readonly WAIT=20  # seconds any polled condition may take
 readonly KILLS=6  # SIGKILLs of lifecycled during the churn
-# The churn's units: transient lc-f-N.service and the long-running lc-sleep@fk-*.service.
-readonly CHURN_RE='^(lc-f-[0-9]+|lc-sleep@fk-[a-z]+)\.service$'
+# The churn's units: transient lc-f-N.service and the long-running lc-sleep@fk-*.service (fr-* in the rotation test).
+readonly CHURN_RE='^(lc-f-[0-9]+|lc-sleep@f[kr]-[a-z]+)\.service$'
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/lifecycled-faults.XXXXXX")
 export CONTAINER_LOG_DIR=$work
@@ -95,13 +95,14 @@ report_problems() {
 
 # --- 1. SIGKILL during a churn of units ----------------------------------------------------------------------------
 
-# Runs inside the container: transient units that exit 0 after up to 0.4 s, and every third round a start or stop of
-# one of three long-running units, until /run/lc-faults-stop exists; then stops the long-running ones.
+# Runs inside the container (churn.sh FIRST LONG): transient units lc-f-N (N from FIRST + 1) that exit 0 after up to
+# 0.4 s, and every third round a start or stop of one of three long-running units (lc-sleep@LONG-a, -b, -c), until
+# /run/lc-faults-stop exists; then stops the long-running ones.
 write_churn_script() {
     cat >"$work/churn.sh" <<'EOF'
 #!/bin/bash
-i=0
-longs=(fk-a fk-b fk-c)
+i=$1
+longs=("$2-a" "$2-b" "$2-c")
 while [[ ! -e /run/lc-faults-stop ]]; do
     i=$((i + 1))
     systemd-run --quiet --unit="lc-f-$i.service" sh -c "sleep 0.$((RANDOM % 5))" || echo "systemd-run lc-f-$i failed" >&2
@@ -119,26 +120,48 @@ EOF
 # random_seconds MIN MAX: a random duration in seconds, with milliseconds.
 random_seconds() { awk -v a="$1" -v b="$2" -v r="$RANDOM" 'BEGIN { printf "%.3f", a + (b - a) * r / 32767 }'; }
 
-churn_units_running() {
-    [[ -n $(c_exec systemctl list-units --no-legend --plain --state=active,activating,deactivating 'lc-f-*' 'lc-sleep@fk-*') ]]
+# start_churn FIRST LONG: starts churn.sh FIRST LONG in the background (its PID in churn_pid); end_churn stops it, checks that
+# every systemd-run went through (the output in churn_lines) and waits until none of its units runs.
+start_churn() {
+    write_churn_script
+    c_copy "$work/churn.sh" /opt/lc-faults/churn.sh 0755
+    c_exec rm -f /run/lc-faults-stop
+    c_exec /opt/lc-faults/churn.sh "$1" "$2" >"$work/churn.log" 2>&1 &
+    churn_pid=$!
+    # If the test stops early, the churn must stop too.
+    trap 'c_exec touch /run/lc-faults-stop 2>/dev/null || true; wait '"$churn_pid"' 2>/dev/null || true' EXIT
 }
 
-# Compares every run PID 1 recorded for the churn's units with lifecycled's dispatches and state files; prints one
-# problem per line (empty when all is well) and a summary line on stderr.
+end_churn() {
+    c_exec touch /run/lc-faults-stop
+    wait "$churn_pid" || fail "the churn script failed: $(cat "$work/churn.log")"
+    trap - EXIT
+    churn_lines=$(cat "$work/churn.log")
+    [[ $churn_lines != *failed* ]] || fail "systemd-run failed during the churn: $churn_lines"
+    wait_for 30 not churn_units_running
+}
+
+churn_units_running() {
+    [[ -n $(c_exec systemctl list-units --no-legend --plain --state=active,activating,deactivating 'lc-f-*' 'lc-sleep@f?-*') ]]
+}
+
+# analyse_churn [REGEX]: compares every run PID 1 recorded for the churn's units (those REGEX matches, CHURN_RE by
+# default) with lifecycled's dispatches and state files; prints one problem per line (none when all is well) and a
+# summary line.
 analyse_churn() {
-    local pid1 disp states windows
+    local re=${1:-$CHURN_RE} pid1 disp states windows
     c_exec journalctl --sync
     pid1=$(c_exec journalctl --no-pager -o json _PID=1 MESSAGE_ID=$PID1_STARTED MESSAGE_ID=$PID1_SUCCESS \
         MESSAGE_ID=$PID1_FAILED --output-fields=MESSAGE_ID,UNIT,INVOCATION_ID |
-        jq -c --arg re "$CHURN_RE" 'select((.UNIT // "") | test($re)) |
+        jq -c --arg re "$re" 'select((.UNIT // "") | test($re)) |
             {u: .UNIT, inv: .INVOCATION_ID, id: .MESSAGE_ID, ts: (.__REALTIME_TIMESTAMP | tonumber)}' | jq -s -c .)
     disp=$(c_exec journalctl --no-pager -o json SYSLOG_IDENTIFIER=lifecycled _UID=0 \
         --output-fields=LIFECYCLE_UNIT,LIFECYCLE_EVENT,LIFECYCLE_SEQUENCE,LIFECYCLE_INVOCATION_ID,LIFECYCLE_RECONCILED,_PID |
-        jq -c --arg re "$CHURN_RE" 'select(.LIFECYCLE_EVENT and ((.LIFECYCLE_UNIT // "") | test($re))) |
+        jq -c --arg re "$re" 'select(.LIFECYCLE_EVENT and ((.LIFECYCLE_UNIT // "") | test($re))) |
             {u: .LIFECYCLE_UNIT, ev: .LIFECYCLE_EVENT, seq: (.LIFECYCLE_SEQUENCE | tonumber), inv: (.LIFECYCLE_INVOCATION_ID // ""),
              rec: (.LIFECYCLE_RECONCILED == "true"), pid: ._PID, ts: (.__REALTIME_TIMESTAMP | tonumber)}' | jq -s -c .)
-    states=$(c_exec sh -c "cd '$UNITS_DIR' && for f in lc-f-*.json lc-sleep@fk-*.json; do [ -e \"\$f\" ] && cat \"\$f\"; done; true" |
-        jq -c '{unit, sequence, state}' | jq -s -c .)
+    states=$(c_exec sh -c "cd '$UNITS_DIR' && for f in lc-f-*.json lc-sleep@f?-*.json; do [ -e \"\$f\" ] && cat \"\$f\"; done; true" |
+        jq -c --arg re "$re" 'select(.unit | test($re)) | {unit, sequence, state}' | jq -s -c .)
     # lifecycled's down times: from PID 1's "Main process exited" to its next "Started lifecycled.service" (READY=1).
     windows=$(c_exec journalctl --no-pager -o json _PID=1 UNIT=lifecycled.service MESSAGE_ID=$PID1_PROCESS_EXIT \
         MESSAGE_ID=$PID1_STARTED --output-fields=MESSAGE_ID |
@@ -224,15 +247,9 @@ JQ
 }
 
 test_kill9_during_churn() {
-    local i old_pid restarts_before restarts_after churn_pid churn_lines output summary kill_log=()
+    local i old_pid restarts_before restarts_after output summary kill_log=()
     restarts_before=$(unit_prop lifecycled.service NRestarts)
-    write_churn_script
-    c_copy "$work/churn.sh" /opt/lc-faults/churn.sh 0755
-    c_exec rm -f /run/lc-faults-stop
-    c_exec /opt/lc-faults/churn.sh >"$work/churn.log" 2>&1 &
-    churn_pid=$!
-    # If this test stops early, the churn must stop too.
-    trap 'c_exec touch /run/lc-faults-stop 2>/dev/null || true; wait '"$churn_pid"' 2>/dev/null || true' EXIT
+    start_churn 0 fk
 
     for ((i = 1; i <= KILLS; i++)); do
         if ((i == 3)); then
@@ -253,14 +270,9 @@ test_kill9_during_churn() {
         fi
     done
     wait_for "$WAIT" lifecycled_replaced "$old_pid"
-    c_exec touch /run/lc-faults-stop
-    wait "$churn_pid" || fail "the churn script failed: $(cat "$work/churn.log")"
-    trap - EXIT
-    churn_lines=$(cat "$work/churn.log")
+    end_churn
     printf '  %s\n' "${kill_log[@]}"
     printf '  churn: %s\n' "$churn_lines"
-    [[ $churn_lines != *failed* ]] || fail "systemd-run failed during the churn: $churn_lines"
-    wait_for 30 not churn_units_running
     restarts_after=$(unit_prop lifecycled.service NRestarts)
     assert_eq $((restarts_before + KILLS)) "$restarts_after" "NRestarts of lifecycled after $KILLS SIGKILLs"
     assert_eq active "$(unit_prop lifecycled.service ActiveState)" "ActiveState of lifecycled after the churn"
@@ -1145,6 +1157,47 @@ test_stalled_journal() {
     assert_eq 0 "$(daemon_log_count "The journal dropped")" "lifecycled's log lines saying the journal dropped dispatches"
 }
 
+# journald rotates its file again and again (what SystemMaxFileSize= does on a busy host) during a churn: a look that
+# reads the file journald wrote to before a rotation misses what went into the new one, and must not take a missing
+# entry for dropped (docs/journal.md, "How a look reads the journal"). Every run is recorded once, nothing is sent
+# again, and nothing stays pending.
+test_journal_rotations() {
+    local rotations output problems=() rotate_pid
+    c_exec_stdin install -D -m 0755 /dev/stdin /opt/lc-faults/rotate.sh <<'EOF'
+#!/bin/bash
+n=0
+while [[ ! -e /run/lc-faults-stop ]]; do
+    journalctl --rotate >/dev/null 2>&1 && n=$((n + 1))
+    sleep "0.$((5 + RANDOM % 5))"
+done
+echo "$n"
+EOF
+    start_churn 100000 fr
+    c_exec /opt/lc-faults/rotate.sh >"$work/rotations.log" 2>&1 &
+    rotate_pid=$!
+    sleep 20
+    end_churn
+    wait "$rotate_pid" || fail "the rotation loop failed: $(cat "$work/rotations.log")"
+    rotations=$(cat "$work/rotations.log")
+    run_marker lc-marker-rotations.service
+    wait_for "$WAIT" nothing_pending_of_churn || true
+    sleep 2 # a dispatch sent again would come within a confirmation round
+    output=$(analyse_churn '^(lc-f-1[0-9]{5}|lc-sleep@fr-[a-z]+)\.service$')
+    printf '  %s; %s rotations of the journal\n' "$(grep '^SUMMARY ' <<<"$output" | sed 's/^SUMMARY //')" "$rotations"
+    ((rotations >= 20)) || fail "only $rotations rotations of the journal during the churn"
+    mapfile -t problems < <(grep -v '^SUMMARY ' <<<"$output" | grep . || true)
+    report_problems "runs of the churn against lifecycled's dispatches while the journal rotated" "${problems[@]}"
+    assert_eq 0 "$(daemon_log_count "The journal dropped")" "lifecycled's log lines saying the journal dropped dispatches"
+    assert_eq 0 "$(churn_pending)" "dispatches the churn's state files still hold as not confirmed"
+}
+
+# The dispatches the churn's state files hold as not confirmed by the journal, all units together.
+churn_pending() {
+    c_exec sh -c "cd '$UNITS_DIR' && cat lc-f-1?????.service.json lc-sleep@fr-*.json 2>/dev/null" |
+        jq -s '[.[] | (.pending_dispatches // []) | length] | add // 0'
+}
+nothing_pending_of_churn() { [[ $(churn_pending) == 0 ]]; }
+
 # A journal behind at start: PID 1 logs a oneshot's run while journald is stalled and lifecycled stopped; lifecycled
 # starts, and journald writes the run 3 s later, after the history lifecycled read at its start would have ended. The
 # history waits for a barrier lifecycled writes after its listing, so the run is recorded, once.
@@ -1761,6 +1814,8 @@ only "9c. retention removes the saved position's entry while lifecycled is stopp
     test_retention_resumes_from_position
 only "9e. a journal behind at start: a oneshot run PID 1 logged while journald was stalled and lifecycled stopped, written after lifecycled started, is recorded once" \
     test_journal_behind_at_start
+only "9g. journald rotating its file every 0.5-1 s during a churn: every run recorded once, nothing sent again or left pending" \
+    test_journal_rotations
 only "9d. a journald that stores nothing below notice: 60 runs, the state file under 64 KB, said in systemctl status, READY after a restart with 120 waiting, healed once it stores, counters go on after a restart" \
     test_journal_stores_nothing
 only "9f. a power cut: a dispatch the journal shows stays pending until journald syncs after the look (its varlink socket refused, then back)" \
