@@ -68,8 +68,8 @@ public struct DispatchJournalEntry: Sendable, Equatable {
             }
             fields.append(name: name) { member.value.appendFieldValue(to: &$0) }
         }
-        // Kept until the journal confirms it: no spare capacity.
-        fields.shrinkToFit()
+        // Kept, and saved, until the journal confirms it.
+        fields.finish()
         journalFields = fields
     }
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleEngine
+
 /// A journal entry's fields in the order they are sent, as a state file keeps a dispatch that may not have reached the
 /// journal yet: sent again, the entry is the entry sent first, field for field.
 ///
@@ -21,6 +23,11 @@ public struct JournalFields: Sendable, Equatable, Codable, ExpressibleByDictiona
     public private(set) var bytes: [UInt8] = []
     /// Two per field: the offset of its `=` in `bytes`, and its end.
     private var marks: [UInt32] = []
+    /// The coded form (``writeCoded(to:)``), made once the fields are complete (``finish()``): a pending dispatch is
+    /// written into its unit's state file at every save until the journal confirms it, and escaping its forty-odd
+    /// names and values, its payload's quotes above all, each time was a third of a save (docs/PERFORMANCE.md,
+    /// "State files written from bytes made once").
+    private var coded: [UInt8]?
 
     public init() {}
 
@@ -47,6 +54,7 @@ public struct JournalFields: Sendable, Equatable, Codable, ExpressibleByDictiona
 
     /// Appends a field whose value `writeValue` appends to the buffer.
     public mutating func append(name: String, writeValue: (inout [UInt8]) -> Void) {
+        coded = nil
         bytes.append(contentsOf: name.utf8)
         marks.append(UInt32(bytes.count))
         bytes.append(UInt8(ascii: "="))
@@ -54,11 +62,44 @@ public struct JournalFields: Sendable, Equatable, Codable, ExpressibleByDictiona
         marks.append(UInt32(bytes.count))
     }
 
-    /// Gives back the capacity the buffers grew beyond their contents: a pending dispatch is kept until the journal
-    /// confirms it.
-    public mutating func shrinkToFit() {
+    /// The fields are complete: gives back the capacity the buffers grew beyond their contents, and makes the coded
+    /// form. A pending dispatch is kept, and saved, until the journal confirms it.
+    public mutating func finish() {
         Self.shrink(&bytes)
         Self.shrink(&marks)
+        var json = JSONWriter(reservingCapacity: bytes.count + bytes.count / 4 + 8 * count)
+        encode(to: &json)
+        coded = json.bytes
+        Self.shrink(&coded!)
+    }
+
+    /// Writes the coded form, compact: an array of `[name, value]` pairs.
+    public func writeCoded(to json: inout JSONWriter) {
+        if let coded {
+            json.append(json: coded)
+        } else {
+            encode(to: &json)
+        }
+    }
+
+    private func encode(to json: inout JSONWriter) {
+        json.byte(UInt8(ascii: "["))
+        bytes.withUnsafeBufferPointer { bytes in
+            for index in 0..<count {
+                let ranges = ranges(of: index)
+                json.raw(index == 0 ? "[" : ",[")
+                json.string(utf8: UnsafeBufferPointer(rebasing: bytes[ranges.name]))
+                json.byte(UInt8(ascii: ","))
+                json.string(utf8: UnsafeBufferPointer(rebasing: bytes[ranges.value]))
+                json.byte(UInt8(ascii: "]"))
+            }
+        }
+        json.byte(UInt8(ascii: "]"))
+    }
+
+    /// Equal fields, whether or not either has its coded form yet.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.bytes == rhs.bytes && lhs.marks == rhs.marks
     }
 
     /// Copies `array` into a buffer of its size (`Array(array[...])` would keep the old buffer).
@@ -125,6 +166,8 @@ public struct JournalFields: Sendable, Equatable, Codable, ExpressibleByDictiona
             let object = try container.decode([String: String].self)
             self.init(object.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
         }
+        // Read from a state file: a pending dispatch, saved again until the journal confirms it.
+        finish()
     }
 
     public func encode(to encoder: any Encoder) throws {

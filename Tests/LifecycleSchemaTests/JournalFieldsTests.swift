@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
+import LifecycleEngine
 import LifecycleSchema
 import Testing
 
@@ -32,13 +34,32 @@ struct JournalFieldsTests {
         #expect(journal["MESSAGE"] == "two\nlines = and an equals sign")
     }
 
-    @Test func appendsValuesWrittenInPlaceAndShrinks() {
+    @Test func appendsValuesWrittenInPlaceAndShrinksWhenFinished() {
         var journal = JournalFields()
         journal.reserveCapacity(fields: 100, bytes: 10_000)
         journal.append(name: "JSON") { $0.append(contentsOf: Array(#"{"a":1}"#.utf8)) }
         journal.append(name: "B", value: "b")
-        journal.shrinkToFit()
+        journal.finish()
         #expect(journal.bytes.capacity < 1_000)
         #expect(journal == JournalFields([(name: "JSON", value: #"{"a":1}"#), (name: "B", value: "b")]))
+    }
+
+    /// The coded form a state file holds: made once by ``JournalFields/finish()``, the same bytes as made at each
+    /// write, and made again after a field is appended.
+    @Test func writesTheSameCodedFormFinishedOrNot() throws {
+        var journal = JournalFields(Self.fields)
+        var unfinished = JSONWriter()
+        journal.writeCoded(to: &unfinished)
+        journal.finish()
+        var finished = JSONWriter()
+        journal.writeCoded(to: &finished)
+        #expect(finished.bytes == unfinished.bytes)
+        #expect(finished.string.hasPrefix(#"[["MESSAGE","two\nlines = and an equals sign"],["EMPTY",""],"#))
+        #expect(try JSONDecoder().decode(JournalFields.self, from: Data(finished.bytes)) == journal)
+
+        journal.append(name: "LATE", value: #"{"quoted":"yes"}"#)
+        var appended = JSONWriter()
+        journal.writeCoded(to: &appended)
+        #expect(appended.string.hasSuffix(#",["LATE","{\"quoted\":\"yes\"}"]]"#))
     }
 }

@@ -18,6 +18,9 @@ public struct JSONWriter: Sendable {
 
     public mutating func byte(_ byte: UInt8) { bytes.append(byte) }
 
+    /// Appends JSON written before, as it is.
+    public mutating func append(json: [UInt8]) { bytes.append(contentsOf: json) }
+
     /// Appends `byte` `count` times.
     public mutating func repeating(_ byte: UInt8, count: Int) {
         bytes.append(contentsOf: repeatElement(byte, count: count))

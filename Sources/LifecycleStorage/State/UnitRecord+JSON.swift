@@ -61,7 +61,7 @@ extension UnitRecord {
             writer.beginArray()
             for dispatch in pendingDispatches {
                 writer.element()
-                writer.compact { json in Self.write(dispatch, to: &json) }
+                writer.compact { json in dispatch.writeCoded(to: &json) }
             }
             writer.endArray()
         }
@@ -92,22 +92,6 @@ extension UnitRecord {
         writer.member("unit", unit)
         if updateCount > 0 { writer.member("update_count", Int64(updateCount)) }
         writer.endObject()
-    }
-
-    /// A pending dispatch as its `Codable` form gives it, compact: an array of `[name, value]` pairs.
-    private static func write(_ dispatch: JournalFields, to json: inout JSONWriter) {
-        json.byte(UInt8(ascii: "["))
-        dispatch.bytes.withUnsafeBufferPointer { bytes in
-            for index in 0..<dispatch.count {
-                let ranges = dispatch.ranges(of: index)
-                json.raw(index == 0 ? "[" : ",[")
-                json.string(utf8: UnsafeBufferPointer(rebasing: bytes[ranges.name]))
-                json.byte(UInt8(ascii: ","))
-                json.string(utf8: UnsafeBufferPointer(rebasing: bytes[ranges.value]))
-                json.byte(UInt8(ascii: "]"))
-            }
-        }
-        json.byte(UInt8(ascii: "]"))
     }
 
     /// ``RunTotals`` as its `Codable` form gives it: every key.
