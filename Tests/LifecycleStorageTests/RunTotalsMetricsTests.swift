@@ -55,4 +55,28 @@ struct RunTotalsMetricsTests {
         ])
         #expect(!text.contains("lifecycled_unit_startup_seconds"))
     }
+
+    /// `isEmpty` reads the fields one by one: it must say what `== RunTotals()` says, for each field changed alone.
+    @Test("empty totals are exactly the initial ones, whichever field changed")
+    func isEmpty() {
+        #expect(RunTotals().isEmpty)
+        let changes: [(String, (inout RunTotals) -> Void)] = [
+            ("a bucket", { $0.startupBuckets[3] = 1 }),
+            ("a bucket more", { $0.startupBuckets.append(0) }),
+            ("startups", { $0.startups = 1 }),
+            ("start-up time", { $0.startupMicroseconds = 1 }),
+            ("counted for", { $0.startupCountedFor = "" }),
+            ("CPU", { $0.cpuMicroseconds = 1 }),
+            ("an OOM kill", { $0.oomKills["oomd"] = 1 }),
+            ("another OOM source", { $0.oomKills["other"] = 0 }),
+            ("an OOM source less", { $0.oomKills["kernel"] = nil }),
+            ("core dumps", { $0.coredumps = 1 }),
+        ]
+        for (name, change) in changes {
+            var totals = RunTotals()
+            change(&totals)
+            #expect(!totals.isEmpty, "\(name)")
+            #expect(totals.isEmpty == (totals == RunTotals()), "\(name)")
+        }
+    }
 }

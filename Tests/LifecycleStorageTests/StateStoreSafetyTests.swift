@@ -82,6 +82,8 @@ struct StateStoreSafetyTests {
         ("a/b.service", "the name contains '/'"),
         (".hidden.service", "the name starts with '.'"),
         ("bad\nname.service", "the name contains a control character"),
+        ("del\u{7F}.service", "the name contains a control character"),
+        ("é\u{1F}.service", "the name contains a control character"),
         (String(repeating: "x", count: 256), "the name is longer than 255 bytes, systemd's limit for unit names"),
     ]
 
@@ -94,7 +96,20 @@ struct StateStoreSafetyTests {
         #expect(throws: refusal) { try store.save(UnitRecord(unit: name)) }
         #expect(throws: refusal) { try store.load(unit: name, warnings: &warnings) }
         #expect(throws: refusal) { try store.path(forUnit: name) }
+        #expect(throws: refusal) { try StateFileWriter(store: store).save(UnitRecord(unit: name)) }
         #expect(directory.list() == [])
+    }
+
+    @Test("names with characters beyond ASCII, '.' and '~' inside are kept as they are")
+    func acceptsOtherNames() throws {
+        let directory = try TemporaryDirectory()
+        let store = makeStore(directory)
+        let names = ["é-漢字.service", "a.b.service", "x~y.service", "\u{80}\u{FFFF}.service"]
+        for name in names {
+            try StateFileWriter(store: store).save(UnitRecord(unit: name))
+            #expect(try store.path(forUnit: name) == store.unitsDirectory + "/" + name + ".json")
+        }
+        #expect(try store.loadAll().records.map(\.unit).sorted() == names.sorted())
     }
 
     @Test("the longest name kept as <unit>.json fits every file name the store makes; one byte more is hashed")

@@ -36,8 +36,14 @@ public struct RunTotals: Sendable, Equatable, Codable {
         coredumps = 0
     }
 
-    /// True when no run has added anything: the record then leaves the totals out of its file.
-    public var isEmpty: Bool { self == RunTotals() }
+    /// True when no run has added anything: the record then leaves the totals out of its file. Asked at every save,
+    /// so without making a `RunTotals()` to compare with (an array and a dictionary).
+    public var isEmpty: Bool {
+        startups == 0 && startupMicroseconds == 0 && cpuMicroseconds == 0 && coredumps == 0
+            && startupCountedFor == nil
+            && startupBuckets.count == Self.startupBounds.count && startupBuckets.allSatisfy { $0 == 0 }
+            && oomKills.count == Self.oomSources.count && Self.oomSources.allSatisfy { oomKills[$0] == 0 }
+    }
 
     /// Adds what one ended run's record knows; its start-up only if it was not counted as the run began.
     public mutating func add(_ run: RunRecord, of invocationID: String?) {

@@ -35,15 +35,13 @@ public final class StateFileWriter {
     /// - Throws: ``StateStoreError/io(path:operation:errno:)`` naming the path and `errno` of the failed step (the
     ///   temporary file is removed), or ``StateStoreError/invalidUnitName(_:reason:)``.
     public func save(_ record: UnitRecord) throws(StateStoreError) {
-        let path = try store.path(forUnit: record.unit)
+        try StateStore.validateUnitName(record.unit)
+        let name = UnitFileName.stateFile(of: record.unit)
         let directory = try openDirectory()
         do {
-            try AtomicFile.write(
-                record.stateFileBytes, to: UnitFileName.stateFile(of: record.unit), in: directory,
-                mode: StateStore.fileMode
-            )
+            try AtomicFile.write(record.stateFileBytes, to: name, in: directory, mode: StateStore.fileMode)
         } catch {
-            throw .io(path: path, operation: error.step.rawValue, errno: error.error.errno)
+            throw .io(path: store.unitsDirectory + "/" + name, operation: error.step.rawValue, errno: error.error.errno)
         }
     }
 

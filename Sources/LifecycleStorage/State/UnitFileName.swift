@@ -31,16 +31,24 @@ enum UnitFileName {
     static let hashDigits = 32
 
     /// Why `name` cannot be a unit's name, or nil when it can.
+    /// Checked at every save, so in one pass over the name's bytes: a control character (below 0x20, or 0x7F) is one
+    /// byte in UTF-8, as `/` and `.` are, and no byte of a longer character is below 0x80.
     static func invalidityReason(_ name: String) -> String? {
-        if name.isEmpty { return "the name is empty" }
-        if name == "." || name == ".." { return "\"\(name)\" is not a unit name" }
-        if name.contains("/") { return "the name contains '/'" }
-        // Temporary files start with '.', so a unit named like one could be taken for a leftover and deleted.
-        if name.hasPrefix(".") { return "the name starts with '.'" }
-        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            return "the name contains a control character"
+        var slash = false
+        var control = false
+        var count = 0
+        for byte in name.utf8 {
+            count += 1
+            if byte == UInt8(ascii: "/") { slash = true }
+            if byte < 0x20 || byte == 0x7F { control = true }
         }
-        if name.utf8.count > maximumUnitNameBytes {
+        if count == 0 { return "the name is empty" }
+        if name == "." || name == ".." { return "\"\(name)\" is not a unit name" }
+        if slash { return "the name contains '/'" }
+        // Temporary files start with '.', so a unit named like one could be taken for a leftover and deleted.
+        if name.utf8.first == UInt8(ascii: ".") { return "the name starts with '.'" }
+        if control { return "the name contains a control character" }
+        if count > maximumUnitNameBytes {
             return "the name is longer than \(maximumUnitNameBytes) bytes, systemd's limit for unit names"
         }
         return nil
