@@ -58,8 +58,7 @@ actor JournalLooker {
             RecentEntryQuery(walked: $0.journalUnitMatches, held: $0.journalIdentity)
         }
         let holdings: JournalHoldings
-        if let closing { thread.cancel(closing) }
-        closing = nil
+        cancelClosing()
         do {
             holdings = try JournalReader(logging: logger).holdings(
                 of: queries, recent: recent, newestFiles: JournalReader.onlineFiles(), keeping: &kept
@@ -92,6 +91,10 @@ actor JournalLooker {
     /// Closes the journal the last look kept open, if any.
     func letKeptJournalGo() {
         kept = nil
+        cancelClosing()
+    }
+
+    private func cancelClosing() {
         if let closing { thread.cancel(closing) }
         closing = nil
     }
