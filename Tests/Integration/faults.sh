@@ -5,9 +5,9 @@
 # throw-away container, installs lifecycled with scripts/install.sh and checks that no transition is lost, invented or
 # duplicated when lifecycled is killed with SIGKILL during a churn of units, when the bus daemon restarts, when
 # systemd re-executes, when the state file system is full, when the state directory is read-only or missing (then
-# lifecycled is degraded, and heals by itself once the directory is writable again), when a state file is truncated and when the journal refuses writes (also combined with
-# a SIGKILL), drops entries (its rate limit), stalls or rotates its file during a churn, when retention removes delivered dispatches and the saved
-# journal position, after the wall clock was set back or stepped, for starts that ExecCondition= skips and units PID 1
+# lifecycled is degraded, and heals by itself once the directory is writable again), when a state file is truncated
+# and when the journal refuses writes (also combined with a SIGKILL), drops entries (its rate limit), stalls or
+# rotates its file during a churn, when retention removes delivered dispatches and the saved journal position, after the wall clock was set back or stepped, for starts that ExecCondition= skips and units PID 1
 # logs nothing of; that a unit whose name is 250 bytes keeps its state file over a restart; and that hostile
 # configuration files, D-Bus calls and replay lines get clear errors. One container for the whole suite, about a
 # minute; FAULTS_TESTS=REGEX runs only matching tests.
@@ -120,8 +120,8 @@ EOF
 # random_seconds MIN MAX: a random duration in seconds, with milliseconds.
 random_seconds() { awk -v a="$1" -v b="$2" -v r="$RANDOM" 'BEGIN { printf "%.3f", a + (b - a) * r / 32767 }'; }
 
-# start_churn FIRST LONG: starts churn.sh FIRST LONG in the background (its PID in churn_pid); end_churn stops it, checks that
-# every systemd-run went through (the output in churn_lines) and waits until none of its units runs.
+# start_churn FIRST LONG: starts churn.sh FIRST LONG in the background (its PID in churn_pid); end_churn stops it,
+# checks that every systemd-run went through (the output in churn_lines) and waits until none of its units runs.
 start_churn() {
     write_churn_script
     c_copy "$work/churn.sh" /opt/lc-faults/churn.sh 0755

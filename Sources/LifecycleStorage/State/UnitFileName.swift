@@ -31,6 +31,7 @@ enum UnitFileName {
     static let hashDigits = 32
 
     /// Why `name` cannot be a unit's name, or nil when it can.
+    ///
     /// Checked at every save, so in one pass over the name's bytes: a control character (below 0x20, or 0x7F) is one
     /// byte in UTF-8, as `/` and `.` are, and no byte of a longer character is below 0x80.
     static func invalidityReason(_ name: String) -> String? {
