@@ -7,10 +7,11 @@
 # systemd re-executes, when the state file system is full, when the state directory is read-only or missing (then
 # lifecycled is degraded, and heals by itself once the directory is writable again), when a state file is truncated
 # and when the journal refuses writes (also combined with a SIGKILL), drops entries (its rate limit), stalls or
-# rotates its file during a churn, when retention removes delivered dispatches and the saved journal position, after the wall clock was set back or stepped, for starts that ExecCondition= skips and units PID 1
-# logs nothing of; that a unit whose name is 250 bytes keeps its state file over a restart; and that hostile
-# configuration files, D-Bus calls and replay lines get clear errors. One container for the whole suite, about a
-# minute; FAULTS_TESTS=REGEX runs only matching tests.
+# rotates its file during a churn, when retention removes delivered dispatches and the saved journal position, after
+# the wall clock was set back or stepped, for starts that ExecCondition= skips and units PID 1 logs nothing of; that
+# a unit whose name is 250 bytes keeps its state file over a restart; and that hostile configuration files, D-Bus
+# calls and replay lines get clear errors. One container for the whole suite, about a minute; FAULTS_TESTS=REGEX runs
+# only matching tests.
 # Needs root, systemd-container and jq (python3 with GObject introspection inside the container, when present, sends
 # the 1 MB D-Bus strings that busctl's argument size limit cannot).
 # Usage: Tests/Integration/faults.sh BUILD_DIR      (the release build: scripts/test passes it)
