@@ -99,9 +99,11 @@ extension DaemonCore {
     }
 
     /// A newer listing while recovering: the live units' entries in it are taken now (an older snapshot than the
-    /// changes seen gives nothing); the recovery's end takes the rest.
+    /// changes seen gives nothing); the recovery's end takes the rest. Not after a loss of systemd's signals: what a
+    /// live unit did meanwhile is read from PID 1's journal with the gap (``RecoveryGap``), each run at its own time
+    /// and marked reconciled, before the listing.
     mutating func takeLiveEntries(of snapshots: [UnitSnapshot]) {
-        guard let listed = liveUnits?.listed, !listed.isEmpty else { return }
+        guard recoveryGap == nil, let listed = liveUnits?.listed, !listed.isEmpty else { return }
         let entries = snapshots.filter { listed.contains($0.name) }
         if !entries.isEmpty { liveWork.append(.resync(entries, isFirst: false)) }
     }

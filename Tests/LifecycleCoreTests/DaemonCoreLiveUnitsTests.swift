@@ -123,6 +123,33 @@ struct DaemonCoreLiveUnitsTests {
         #expect(h.dispatches(of: Self.fresh) == (live ? ["1 launch n", "2 sleep n reconciled"] : ["1 launch n reconciled", "2 sleep n reconciled"]))
     }
 
+    @Test(
+        "signals lost while the history is read, the next listing shows a live unit's run failed: the gap ends it, reconciled",
+        arguments: [false, true]
+    )
+    func liveRunEndedWhileSignalsLost(lostTwice: Bool) throws {
+        var h = try slicedDayOne()
+        h.now = H.t0 + 5_000_500
+        h.send(.changed(H.snapshot("active", "n", second: 5_000, unit: Self.fresh)))
+        #expect(h.dispatches(of: Self.fresh) == ["1 launch n"], "taken live")
+        // The bus goes away and the run fails meanwhile: no signal shows its end, the listing on reconnecting does.
+        h.send(.signalsLost)
+        h.send(.connectionLost("Connection reset by peer"))
+        h.now += 2_000
+        h.send(.listing([H.snapshot("failed", "n", second: 5_001, result: "exit-code", unit: Self.fresh)]))
+        if lostTwice {
+            h.send(.connectionLost("Connection reset by peer"))
+            h.send(.listing([H.snapshot("failed", "n", second: 5_001, result: "exit-code", unit: Self.fresh)]))
+        }
+        #expect(h.dispatches(of: Self.fresh) == ["1 launch n"], "the gap's runs come from PID 1's journal first")
+        h.answerHeldRecoveryRead()
+        h.recovery = RecoveryAnswer(history: H.history([("n", 5_000, 5_001, "exit-code")], unit: Self.fresh))
+        readUntilReady(&h)
+        #expect(h.core.phase == .tracking)
+        #expect(h.journal.filter { $0.unit == H.unit }.map(\.sequence) == Array(1...60), "every run of the history once")
+        #expect(h.dispatches(of: Self.fresh) == ["1 launch n", "2 crash n reconciled"])
+    }
+
     @Test("signals lost while the history is read, listed again only after it: the gap waits for the listing")
     func signalsLostListedAfterRecovery() throws {
         var h = try slicedDayOne()
