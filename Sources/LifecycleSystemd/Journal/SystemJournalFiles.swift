@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import CSystemd
+import Glibc
+
+/// The files of the local system journal, by name, as `sd_journal_open(3)` with `SD_JOURNAL_LOCAL_ONLY |
+/// SD_JOURNAL_SYSTEM` finds them: in /var/log/journal and /run/log/journal, and in their directory named after this
+/// machine's id, the files whose name is `system` followed by `.` or `@` and ends in `.journal` or `.journal~` (the
+/// file journald writes, those it archived, and those it set aside as dirty). Other machines' directories, journal
+/// namespaces' and users' files are not the system journal.
+///
+/// Listed so that a read can open the files one at a time (``JournalReader/uniqueValues(of:keeping:)``): sd-journal
+/// maps every open file's tables at once, and some reads touch every file for every value (docs/PERFORMANCE.md,
+/// "The journal's units read file by file").
+struct SystemJournalFiles {
+    /// The directories journald keeps the system journal in: persistent first, then volatile.
+    var roots = ["/var/log/journal", "/run/log/journal"]
+    /// This machine's id, as the journal's directory names spell it (32 hex digits).
+    var machineID: String
+
+    /// This machine's system journal; nil when its machine id cannot be read.
+    static var local: SystemJournalFiles? {
+        var machine = sd_id128_t()
+        guard sd_id128_get_machine(&machine) >= 0 else { return nil }
+        return SystemJournalFiles(machineID: JournalReader.string(machine))
+    }
+
+    /// The paths of the files there now, sorted. A directory that does not exist (or cannot be read) holds none.
+    func paths() -> [String] {
+        roots.flatMap { root in
+            (Self.names(in: root) + Self.names(in: root + "/" + machineID).map { machineID + "/" + $0 })
+                .filter(Self.isSystemJournal).map { root + "/" + $0 }
+        }.sorted()
+    }
+
+    /// Whether `path` (its last component) names a file of the system journal.
+    static func isSystemJournal(_ path: String) -> Bool {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard name.hasSuffix(".journal") || name.hasSuffix(".journal~"), name.hasPrefix("system") else { return false }
+        let next = name.dropFirst("system".count).first
+        return next == "." || next == "@"
+    }
+
+    /// The names of the regular files in `directory`.
+    private static func names(in directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            guard entry.pointee.d_type == DT_REG || entry.pointee.d_type == DT_UNKNOWN else { continue }
+            names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            })
+        }
+        return names
+    }
+}
