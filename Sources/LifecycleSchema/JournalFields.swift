@@ -69,8 +69,9 @@ public struct JournalFields: Sendable, Equatable, Codable, ExpressibleByDictiona
         Self.shrink(&marks)
         var json = JSONWriter(reservingCapacity: bytes.count + bytes.count / 4 + 8 * count)
         encode(to: &json)
-        coded = json.bytes
-        Self.shrink(&coded!)
+        var made = json.bytes
+        Self.shrink(&made)
+        coded = made
     }
 
     /// Writes the coded form, compact: an array of `[name, value]` pairs.
