@@ -141,6 +141,21 @@ struct JournalReaderHoldingsTests {
             #expect(noneHeld.recentFound == [false, true])
             #expect(noneHeld.askedWhole == 2)
 
+            // Queries that matter only beside a missing entry: with every recent entry in the newest files, one they
+            // do not answer is not asked of the whole journal; with one missing, it is.
+            let besideNone = try reader.holdings(
+                of: [["WALK_NUMBER=3"]], recent: Array(recent.prefix(4)), newestFiles: .files([newest]), keeping: &kept,
+                queriesOnlyBesideMissing: true
+            )
+            #expect(besideNone.found == [false] && besideNone.recentFound == [true, true, true, true])
+            #expect(besideNone.askedWhole == 0)
+            let besideMissing = try reader.holdings(
+                of: [["WALK_NUMBER=3"]], recent: [Self.entry("a", 39), Self.entry("a", 5)], newestFiles: .files([newest]),
+                keeping: &kept, queriesOnlyBesideMissing: true
+            )
+            #expect(besideMissing.found == [true] && besideMissing.recentFound == [true, true])
+            #expect(besideMissing.askedWhole == 2, "query 3, and entry 5")
+
             // Newest files that cannot be opened (rotated away): the whole journal answers everything.
             var none: OpenedJournal?
             let gone = try reader.holdings(

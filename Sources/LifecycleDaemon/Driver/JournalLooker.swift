@@ -60,8 +60,13 @@ actor JournalLooker {
         let holdings: JournalHoldings
         cancelClosing()
         do {
+            // The probe and the evidence only decide what became of a dispatch the look misses: when the newest files
+            // hold every dispatch, they are not asked of the whole journal. A probe written just before the look
+            // and not taken by journald yet made most looks of a day-one history open every file, and find it there
+            // only because journald had taken it meanwhile (docs/PERFORMANCE.md, "Looks that open every file").
             holdings = try JournalReader(logging: logger).holdings(
-                of: queries, recent: recent, newestFiles: JournalReader.onlineFiles(), keeping: &kept
+                of: queries, recent: recent, newestFiles: JournalReader.onlineFiles(), keeping: &kept,
+                queriesOnlyBesideMissing: true
             )
         } catch {
             logger.warning("Failed to read the journal", metadata: ["error": "\(error)"])

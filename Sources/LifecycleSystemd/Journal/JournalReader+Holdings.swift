@@ -104,9 +104,13 @@ extension JournalReader {
     /// host, are not opened at all when the newest files answer everything (docs/PERFORMANCE.md, "Looks that read the
     /// newest entries"); then ``JournalHoldings/oldest`` is nil. Without `newestFiles`, the whole journal is the one
     /// kept.
+    ///
+    /// With `queriesOnlyBesideMissing`, the queries matter only beside a recent entry missing: when the newest files
+    /// hold every recent entry, those they do not answer are answered as missing, and the whole journal is not opened
+    /// for them.
     public func holdings(
         of queries: [[String]], recent: [RecentEntryQuery], newestFiles: JournalSource?,
-        keeping kept: inout OpenedJournal?
+        keeping kept: inout OpenedJournal?, queriesOnlyBesideMissing: Bool = false
     ) throws(SystemdError) -> JournalHoldings {
         guard let newestFiles else { return try look(for: queries, recent: recent, walking: true, keeping: &kept) }
         let newest = JournalReader(source: newestFiles, entriesPerOpening: entriesPerOpening, damaged: damaged)
@@ -122,7 +126,8 @@ extension JournalReader {
         }
         // How far back the newest files go says nothing of the whole journal.
         answer.oldest = nil
-        let missing = queries.indices.filter { !answer.found[$0] }
+        let missesRecent = answer.recentFound.contains(false)
+        let missing = queriesOnlyBesideMissing && !missesRecent ? [] : queries.indices.filter { !answer.found[$0] }
         // journald writes its entries in the order it takes them, into the newest files: those lack an entry taken
         // after one they hold only because journald has not taken it yet (a look follows a send at once while
         // recovering), and no older file holds it.
