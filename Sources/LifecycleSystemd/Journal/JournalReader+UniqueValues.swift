@@ -16,12 +16,12 @@ extension JournalReader {
     ///
     /// The local journal and a ``JournalSource/files(_:)`` source are read one file at a time, each closed before the
     /// next: sd-journal, asked for the values of all its files at once, looks each value of every file up in every
-    /// file before it, and keeps what it touched mapped until it is closed (100,000 runs' journal in 20 files: 70 MB
-    /// resident against 9 MB for one file; docs/PERFORMANCE.md, "The journal's units read file by file"). The local
+    /// file before it, and keeps what it touched mapped until it is closed (a journal of 20 files: 70 MB resident,
+    /// against 9 MB for each file alone; docs/PERFORMANCE.md, "The journal's units read file by file"). The local
     /// journal's files are listed again after they are read, and those that appeared meanwhile are read too: a
-    /// rotation renames `system.journal` to an archived name, which then holds entries the first listing read under
-    /// no name (the new `system.journal` holds only entries newer than the read's start). A file gone meanwhile
-    /// (vacuumed, or renamed) is skipped.
+    /// rotation between the listing and the read renames `system.journal` to an archived name, under which its
+    /// entries are then read (the new `system.journal` holds only entries newer than the read's start). A file gone
+    /// meanwhile (vacuumed, or renamed) is skipped.
     ///
     /// Wraps `sd_journal_query_unique(3)` and `sd_journal_enumerate_unique(3)`.
     public func uniqueValues(
