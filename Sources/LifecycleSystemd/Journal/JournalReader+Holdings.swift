@@ -149,12 +149,8 @@ extension JournalReader {
     /// (persistent) and /run/log/journal (volatile, and before journald flushes it), those that exist; nil when
     /// there is none, or the machine's id cannot be read.
     public static func onlineFiles() -> JournalSource? {
-        var machine = sd_id128_t()
-        guard sd_id128_get_machine(&machine) >= 0 else { return nil }
-        let id = string(machine)
-        let files = ["/var/log/journal", "/run/log/journal"].map { "\($0)/\(id)/system.journal" }
-            .filter { path in path.withCString { access($0, F_OK) } == 0 }
-        return files.isEmpty ? nil : .files(files)
+        guard let files = SystemJournalFiles.local?.online(), !files.isEmpty else { return nil }
+        return .files(files)
     }
 
     /// The answers of the journal `kept` (opened first when nil), which is left open in `kept`; walks only when

@@ -33,6 +33,12 @@ struct SystemJournalFiles {
         }.sorted()
     }
 
+    /// The files journald writes to now: `system.journal` in this machine's directory under each root, those that
+    /// exist.
+    func online() -> [String] {
+        roots.map { "\($0)/\(machineID)/system.journal" }.filter { path in path.withCString { access($0, F_OK) } == 0 }
+    }
+
     /// Whether `path` (its last component) names a file of the system journal.
     static func isSystemJournal(_ path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path
