@@ -203,6 +203,35 @@ struct ManagerObjectTests {
         await fixture.stop()
     }
 
+    @Test("stepping down frees the name without waiting for a call the daemon holds; the call is still answered")
+    func stepDownDoesNotWaitForTheDaemon() async throws {
+        let fixture = try await ManagerFixture()
+        await fixture.requests.hold()
+        let launch = Task {
+            try await fixture.call("Launch", arguments: Self.data) { reply throws(SystemdError) in
+                try UInt64(from: reply)
+            }
+        }
+        while await fixture.requests.sent.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        // The daemon re-publishes its interface while it waits for a bus answer that its loop asked for after the
+        // held call: waiting for the call here would wait in a circle.
+        let steppedDown = Mutex(false)
+        let stepDown = Task { [object = fixture.object] in
+            await object.stepDown()
+            steppedDown.withLock { $0 = true }
+        }
+        for _ in 0..<500 where !steppedDown.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(steppedDown.withLock { $0 }, "stepDown returned while the daemon held the call")
+        let successor = try await ManagerObject.start(
+            on: .address(fixture.daemon.address), requests: FakeRequests(), logger: .init(label: "test")
+        )
+        await fixture.requests.release()
+        await stepDown.value
+        #expect(try await launch.value == 1, "answered by the object that received it")
+        await successor.stop()
+        await fixture.stop()
+    }
+
     @Test("a sender may have 32 calls waiting; more are refused with LimitsExceeded, another sender's are not")
     func callsPerSender() async throws {
         let fixture = try await ManagerFixture()

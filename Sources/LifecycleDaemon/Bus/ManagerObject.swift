@@ -110,9 +110,33 @@ public actor ManagerObject {
     }
 
     /// Releases the name, answers the calls already received, and closes the connection. Idempotent.
+    ///
+    /// The calls already received wait for the daemon's answers: call it only once nothing the daemon waits for
+    /// waits for it (the loop is done, or from a task of its own: ``stepDown()``).
     public nonisolated func stop() async {
-        await drain()
+        await stepDown()
+        await answerReceivedCalls()
         await bus.close()
+    }
+
+    private func answerReceivedCalls() async {
+        await worker?.value
+    }
+
+    /// Releases the name and refuses the calls that come from now on, without waiting for the calls already received:
+    /// those are still answered, on this connection, as the daemon answers them. So a new object can take the name at
+    /// once, while the daemon may be waiting for something that this one would otherwise hold up (docs/architecture.md,
+    /// "Nothing waits in a circle"). Idempotent.
+    public func stepDown() async {
+        if let name = ownedName {
+            ownedName = nil
+            do {
+                try await bus.releaseName(name)
+            } catch {
+                logger.warning("Failed to release the bus name \(name)", metadata: ["error": "\(error)"])
+            }
+        }
+        jobsContinuation.finish()
     }
 
     private func export() async throws(SystemdError) {
@@ -129,19 +153,6 @@ public actor ManagerObject {
 
     private func owns(_ name: String) {
         ownedName = name
-    }
-
-    private func drain() async {
-        if let name = ownedName {
-            ownedName = nil
-            do {
-                try await bus.releaseName(name)
-            } catch {
-                logger.warning("Failed to release the bus name \(name)", metadata: ["error": "\(error)"])
-            }
-        }
-        jobsContinuation.finish()
-        await worker?.value
     }
 
     // MARK: - Calls (bus thread)

@@ -49,7 +49,14 @@ extension LifecycleDaemon {
                 take(.stop)
             }
         case .publishManager:
-            await manager?.stop()
+            if let previous = manager {
+                // Its calls wait for the core, which may wait for this task (a begin's version): only its name is
+                // waited for here, and it answers them and closes on its own (docs/architecture.md, "Nothing waits
+                // in a circle").
+                manager = nil
+                await previous.stepDown()
+                Task(executorPreference: thread) { await previous.stop() }
+            }
             manager = await publishManager(on: options.bus(core.configuration), logger: logger)
             return .managerPublished(manager != nil)
         case .prefetchVersions(let runs):

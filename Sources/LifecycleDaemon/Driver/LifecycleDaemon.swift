@@ -118,11 +118,12 @@ public actor LifecycleDaemon {
         if let interval = try? notifier.watchdogInterval() { pingWatchdog(every: interval / 2) }
         take(.start)
         if !isLoopDone { await withCheckedContinuation { loopDone = $0 } }
-        await busWorker?.value
-        await manager?.stop()
-        // Calls that came after SIGTERM, behind it in the inputs: answered rather than left to their callers' timeout.
+        // Calls that came after SIGTERM, behind it in the inputs: answered rather than left to their callers' timeout,
+        // and before the D-Bus interface stops, which waits for the answers to the calls it received.
         for continuation in replies.values { continuation.resume(returning: .failure(.stopping)) }
         replies = [:]
+        await busWorker?.value
+        await manager?.stop()
         await stopSource()
         for timer in timers.values { thread.cancel(timer) }
         if let startFailure { throw startFailure }
