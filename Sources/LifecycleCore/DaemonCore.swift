@@ -46,6 +46,17 @@ public struct DaemonCore: Sendable {
         /// What the journal tells of the failed run that `end` ends (``RunJournalQuery``), and the reads so far.
         case runJournal(of: MappedTransition, query: RunJournalQuery, reads: Int)
 
+        /// What is awaited, for the log.
+        var summary: String {
+            switch self {
+            case .ending(let unit, _, _, _): "how the previous run of \(unit) ended"
+            case .version(let transition): "the version of \(transition.unit)"
+            case .archive(let units, _, _): "the archived records of \(units.count) units"
+            case .cost(let transition): "what the run of \(transition.unit) cost"
+            case .runJournal(let transition, _, _): "the journal's account of the failed run of \(transition.unit)"
+            }
+        }
+
         /// The unit whose begin waits; nil for an archive look-up.
         var unit: String? {
             switch self {
@@ -169,6 +180,8 @@ public struct DaemonCore: Sendable {
         if input.losesSignals, signalsLostAt == nil { signalsLostAt = now }
         if isBusy, input.waitsForWork {
             if takesLive(input) { liveInputs.append(input) } else { deferred.append(input) }
+            // SIGTERM waits for the work in hand, not for good: an answer that never comes must not hold it.
+            if input == .stop { effects.append(.arm(.stopDeadline, at: uptime + Self.stopPatience)) }
         } else if case .recovered = input, awaited != nil {
             // A slice of PID 1's history answered while an input that came before it waits for the archive (the
             // slice was asked for in the same round): taken first once that answer is in, never in its place.
@@ -198,7 +211,7 @@ public struct DaemonCore: Sendable {
     }
 
     private mutating func drain() {
-        while awaited == nil {
+        while awaited == nil, phase != .stopping {
             if let item = liveWork.popFirst() {
                 // A live unit's change does not wait for the recovery's rounds (``LiveUnits``).
                 liveWork.prepend(contentsOf: perform(item))
@@ -285,6 +298,19 @@ public struct DaemonCore: Sendable {
             return
         }
         effects.append(.watch(patterns))
+    }
+
+    /// How long SIGTERM waits behind work (ms): the answers it waits for come within milliseconds, and a bus call
+    /// times out after 25 s; systemd's SIGKILL comes after 90 s.
+    static let stopPatience: Milliseconds = 10_000
+
+    /// SIGTERM waited ``stopPatience`` behind work: lifecycled stops without it. The records keep what was done; what
+    /// the work would have recorded, the next start recovers from PID 1's journal.
+    private mutating func stopWithoutWaiting() {
+        guard phase != .stopping else { return }
+        log(.warning, "Stopping without waiting any longer for \(awaited?.summary ?? "the work in hand"): "
+            + "the next start recovers what it would have recorded from PID 1's journal")
+        stop()
     }
 
     private mutating func stop() {
@@ -410,6 +436,8 @@ public struct DaemonCore: Sendable {
             releaseOverdueLaunches()
         case .retrySaves:
             retrySaves()
+        case .stopDeadline:
+            stopWithoutWaiting()
         case .retryRecovery:
             if case .recovering = phase, let query = lastRecoveryQuery { readRecovery(query) }
         case .retryArchive:

@@ -158,4 +158,6 @@ public enum DaemonTimer: Sendable, Hashable {
     case startupPatience
     /// Try again the saves the state directory did not take (``UnsavedState``).
     case retrySaves
+    /// Stop now: SIGTERM waited ``DaemonCore/stopPatience`` behind work whose answer did not come.
+    case stopDeadline
 }

@@ -21,8 +21,9 @@ extension LifecycleDaemon {
     }
 
     private func performBusEffects() async {
-        // A few at a time: an answer is awaited before the core asks for more.
-        while !busEffects.isEmpty {
+        // A few at a time: an answer is awaited before the core asks for more. Once the loop is done nothing takes
+        // an answer: the rest is dropped.
+        while !busEffects.isEmpty, !isLoopDone {
             if let answer = await busAnswer(busEffects.removeFirst()) { take(answer) }
         }
         isPerformingOnBus = false

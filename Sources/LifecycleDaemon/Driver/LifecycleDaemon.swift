@@ -122,9 +122,13 @@ public actor LifecycleDaemon {
         // and before the D-Bus interface stops, which waits for the answers to the calls it received.
         for continuation in replies.values { continuation.resume(returning: .failure(.stopping)) }
         replies = [:]
-        await busWorker?.value
-        await manager?.stop()
+        // The source first: closing its connection fails the call the bus effects may be waiting for, whose answer
+        // the loop no longer takes, and they stop there (``performOnBus(_:)``); again after them, in case they were
+        // subscribing anew.
         await stopSource()
+        await busWorker?.value
+        await stopSource()
+        await manager?.stop()
         for timer in timers.values { thread.cancel(timer) }
         if let startFailure { throw startFailure }
     }

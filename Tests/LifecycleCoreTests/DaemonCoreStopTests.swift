@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+
+@testable import LifecycleCore
+import LifecycleEngine
+import LifecycleStorage
+import Testing
+
+/// SIGTERM waits for the work in hand, and only for a while: an answer that never comes does not hold it.
+struct DaemonCoreStopTests {
+    typealias H = CoreHarness
+
+    /// Tracking, with a begin of web.service waiting for its version when SIGTERM comes.
+    func stoppedWhileAVersionIsRead() throws -> H {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        h.holdVersions = true
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.send(.stop)
+        return h
+    }
+
+    @Test("SIGTERM behind a begin waiting for its version: the answer comes, the begin is recorded, then lifecycled exits")
+    func stopWaitsForTheWorkInHand() throws {
+        var h = try stoppedWhileAVersionIsRead()
+        #expect(!h.performed.contains(.exit), "the begin is in hand")
+        #expect(h.armed[.stopDeadline] == h.now + DaemonCore.stopPatience)
+        h.send(.versionRead(unit: H.unit, version: "1"))
+        #expect(h.dispatches() == ["1 launch a"])
+        #expect(h.performed.last == .exit)
+    }
+
+    @Test("SIGTERM behind a version read that never answers: lifecycled exits at the deadline, the record untouched")
+    func stopDoesNotWaitForGood() throws {
+        var h = try stoppedWhileAVersionIsRead()
+        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        h.fire(.stopDeadline)
+        #expect(h.performed.last == .exit)
+        #expect(h.dispatches().isEmpty, "the run is recovered from PID 1's journal by the next start")
+        #expect(h.saved.allSatisfy { $0.sequence == 0 }, "no record holds what was not dispatched")
+        #expect(h.logs.contains { $0.level == .warning && $0.message.contains("the version of \(H.unit)") })
+    }
+}
