@@ -84,8 +84,11 @@ public struct DaemonCore: Sendable {
     var liveUnits: LiveUnits?
     var liveInputs = Queue<DaemonInput>()
     var liveWork = Queue<Work>()
-    /// The begin waiting for an answer before it can be applied.
-    var awaited: AwaitedAnswer?
+    /// The begin waiting for an answer before it can be applied, and since when (each answer, a retry's too, moves it).
+    var awaited: AwaitedAnswer? {
+        didSet { awaitedSince = awaited == nil ? nil : uptime }
+    }
+    var awaitedSince: Uptime?
     var isReloading = false
     /// Runs rebuilt from the whole journal at the first start, whose begins read no version.
     var unversionedRuns: Set<String> = []
@@ -300,6 +303,22 @@ public struct DaemonCore: Sendable {
         effects.append(.watch(patterns))
     }
 
+    /// How long an answer may be awaited before the watchdog is no longer told lifecycled is alive (ms): every answer
+    /// comes within a bus call's timeout (25 s) or is read again on a timer; so an answer this late never comes.
+    static let stallLimit: Milliseconds = 120_000
+
+    /// Tells systemd lifecycled is alive, unless the work in hand has waited for an answer beyond ``stallLimit``: then
+    /// nothing would be dispatched again, and systemd's watchdog restarts lifecycled (`WatchdogSec=`, `Restart=`),
+    /// whose next start recovers what it missed from PID 1's journal.
+    private mutating func pingWatchdog() {
+        guard let since = awaitedSince, let awaited, uptime - since > Self.stallLimit else {
+            effects.append(.notify([.watchdog]))
+            return
+        }
+        log(.error, "No answer for \((uptime - since) / 1_000) s to \(awaited.summary): nothing is dispatched "
+            + "meanwhile, so the watchdog is no longer told lifecycled is alive, and systemd restarts it")
+    }
+
     /// How long SIGTERM waits behind work (ms): the answers it waits for come within milliseconds, and a bus call
     /// times out after 25 s; systemd's SIGKILL comes after 90 s.
     static let stopPatience: Milliseconds = 10_000
@@ -416,7 +435,7 @@ public struct DaemonCore: Sendable {
     private mutating func fire(_ timer: DaemonTimer) {
         switch timer {
         case .watchdog:
-            effects.append(.notify([.watchdog]))
+            pingWatchdog()
         case .retryDelivery:
             health.journalRetries += 1
             outbox.retryDue()

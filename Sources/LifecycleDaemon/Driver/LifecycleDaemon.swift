@@ -190,7 +190,8 @@ public actor LifecycleDaemon {
     }
 
     /// Pings the watchdog at half its interval, through the loop: the ping proves that inputs are being handled, not
-    /// merely that a thread is alive.
+    /// merely that a thread is alive; and the core withholds it while its work has waited too long for an answer
+    /// (``DaemonCore/stallLimit``).
     private func pingWatchdog(every period: Duration) {
         thread.schedule(after: period) { [unowned self] in
             self.assumeIsolated { daemon in
