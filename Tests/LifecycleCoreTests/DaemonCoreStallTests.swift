@@ -10,13 +10,19 @@ import Testing
 struct DaemonCoreStallTests {
     typealias H = CoreHarness
 
-    /// Tracking, with a begin of web.service waiting for its version when SIGTERM comes.
-    func stoppedWhileAVersionIsRead() throws -> H {
+    /// Tracking, with a begin of web.service waiting for its version.
+    func awaitingAVersion() throws -> H {
         var h = try H()
         h.send(.start)
         h.send(.listing([]))
         h.holdVersions = true
         h.send(.changed(H.snapshot("active", "a", second: 1)))
+        return h
+    }
+
+    /// ``awaitingAVersion()``, when SIGTERM comes.
+    func stoppedWhileAVersionIsRead() throws -> H {
+        var h = try awaitingAVersion()
         h.send(.stop)
         return h
     }
@@ -44,11 +50,7 @@ struct DaemonCoreStallTests {
 
     @Test("an answer awaited beyond the stall limit: no watchdog ping, said once a ping is due; pings again once answered")
     func watchdogWithheldWhileStalled() throws {
-        var h = try H()
-        h.send(.start)
-        h.send(.listing([]))
-        h.holdVersions = true
-        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        var h = try awaitingAVersion()
         func pings(_ h: H) -> Int { h.notifications.filter { $0 == .watchdog }.count }
         h.now += DaemonCore.stallLimit
         h.send(.timer(.watchdog))

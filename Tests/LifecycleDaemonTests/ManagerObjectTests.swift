@@ -184,9 +184,8 @@ struct ManagerObjectTests {
         await fixture.stop()
     }
 
-    @Test("the bus thread answers other calls while the daemon is busy with one")
-    func doesNotBlockTheBusThread() async throws {
-        let fixture = try await ManagerFixture()
+    /// A call of Launch that the daemon holds (``FakeRequests/hold()``), once it has reached the daemon.
+    static func heldLaunch(_ fixture: ManagerFixture) async throws -> Task<UInt64, any Error> {
         await fixture.requests.hold()
         let launch = Task {
             try await fixture.call("Launch", arguments: Self.data) { reply throws(SystemdError) in
@@ -194,6 +193,13 @@ struct ManagerObjectTests {
             }
         }
         while await fixture.requests.sent.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        return launch
+    }
+
+    @Test("the bus thread answers other calls while the daemon is busy with one")
+    func doesNotBlockTheBusThread() async throws {
+        let fixture = try await ManagerFixture()
+        let launch = try await Self.heldLaunch(fixture)
         let xml: String = try await fixture.call("Introspect", interface: "org.freedesktop.DBus.Introspectable") {
             reply throws(SystemdError) in try reply.readString()
         }
@@ -206,13 +212,7 @@ struct ManagerObjectTests {
     @Test("stepping down frees the name without waiting for a call the daemon holds; the call is still answered")
     func stepDownDoesNotWaitForTheDaemon() async throws {
         let fixture = try await ManagerFixture()
-        await fixture.requests.hold()
-        let launch = Task {
-            try await fixture.call("Launch", arguments: Self.data) { reply throws(SystemdError) in
-                try UInt64(from: reply)
-            }
-        }
-        while await fixture.requests.sent.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        let launch = try await Self.heldLaunch(fixture)
         // The daemon re-publishes its interface while it waits for a bus answer that its loop asked for after the
         // held call: waiting for the call here would wait in a circle.
         let steppedDown = Mutex(false)
