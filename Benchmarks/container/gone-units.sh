@@ -25,7 +25,8 @@
 # journal holds every dispatch. A benchmark: it asserts nothing, and scripts/test does not run it. Needs root,
 # systemd-container and jq. Sizes (environment): UNITS (100000), PARALLEL (16), RUN_LIMIT (s, 3600: for the units),
 # READY_LIMIT (s, 300: for each start), DISPATCH_LIMIT (s, 1800: for the dispatches after the last unit ran),
-# ARCHIVE_WAIT (s, 10), JOURNAL_MAX (8G);
+# ARCHIVE_WAIT (s, 10), JOURNAL_MAX (8G), PACE (s, 0: with DRIVER=systemd-run, how long each loop waits after each
+# start, to run the units at a lower rate);
 # KEEP=1 keeps the dispatches compared, lifecycled's log, its /proc/PID/smaps after the units, its memory sampled each
 # second from the first unit on (`memory`: seconds, VmRSS, RssAnon, RssFile, RssShmem in kB) and the install logs in
 # the work directory it prints.
@@ -45,6 +46,7 @@ RUN_LIMIT=${RUN_LIMIT:-3600}
 DISPATCH_LIMIT=${DISPATCH_LIMIT:-1800}
 ARCHIVE_WAIT=${ARCHIVE_WAIT:-10}
 JOURNAL_MAX=${JOURNAL_MAX:-8G}
+PACE=${PACE:-0}
 readonly PREFIX_INSIDE=/opt/lifecycled
 readonly STATE=/var/lib/lifecycled
 readonly METRICS_FILE=/var/lib/prometheus/node-exporter/lifecycled.prom
@@ -171,10 +173,11 @@ run_units() {
             for ((p = 0; p < $2; p++)); do
                 (f=0; for ((i = p; i < $1; i += $2)); do
                     systemd-run --no-block --quiet --collect --unit="lc-gone-$i" /bin/true || f=$((f + 1))
+                    [[ $3 == 0 ]] || sleep "$3"
                 done; echo "$f" >/run/lc-gone/failed-$p) &
             done
             wait
-            n=0; for f in /run/lc-gone/failed-*; do n=$((n + $(<"$f"))); done; echo "failed_calls=$n"' _ "$UNITS" "$PARALLEL") ||
+            n=0; for f in /run/lc-gone/failed-*; do n=$((n + $(<"$f"))); done; echo "failed_calls=$n"' _ "$UNITS" "$PARALLEL" "$PACE") ||
             run_line="driver stopped after RUN_LIMIT $RUN_LIMIT s"
         while [[ -n $(c_exec systemctl list-units --all --no-legend 'lc-gone-*.service') ]] && ((SECONDS < deadline)); do
             sleep 0.5
