@@ -17,6 +17,11 @@ struct JournalPositionKeeper: Sendable {
     /// The interval while units wait to be archived, which waits for the position (``GoneUnits``): on a host that
     /// churns transient units, records would otherwise pile up for two minutes.
     static let archivingInterval: Milliseconds = 10_000
+    /// How soon the tail is read again when the reading found the core busy (work waiting for an answer): the
+    /// candidate cannot be saved then, and a churn keeps the core busy much of the time, so that readings an interval
+    /// apart missed several in a row, and the units waiting to be archived piled up meanwhile (docs/PERFORMANCE.md,
+    /// "Memory under name churn at the rate").
+    static let busyRetry: Milliseconds = 250
 
     /// The position of the recovery under way, saved when it is done.
     var recovered: JournalPosition?
@@ -58,9 +63,11 @@ extension DaemonCore {
         armJournalTailReading()
     }
 
-    /// Arms the next reading of the tail: in a minute, or in 10 s while units wait for the position (``GoneUnits``).
-    mutating func armJournalTailReading() {
-        let interval = goneUnits.isEmpty ? JournalPositionKeeper.interval : JournalPositionKeeper.archivingInterval
+    /// Arms the next reading of the tail: in a minute, or in 10 s while units wait for the position (``GoneUnits``),
+    /// or after `delay`.
+    mutating func armJournalTailReading(after delay: Milliseconds? = nil) {
+        let interval = delay
+            ?? (goneUnits.isEmpty ? JournalPositionKeeper.interval : JournalPositionKeeper.archivingInterval)
         journalPositions.nextReading = uptime + interval
         effects.append(.arm(.advanceJournalPosition, at: uptime + interval))
     }
@@ -73,10 +80,15 @@ extension DaemonCore {
         armJournalTailReading()
     }
 
-    /// The timer fired: while tracking, read where the journal ends now.
+    /// The timer fired: while tracking, read where the journal ends now; a moment later when the core is busy, whose
+    /// reading would not be taken (``takeJournalTail(_:)``).
     mutating func readJournalTail() {
         journalPositions.nextReading = nil
         guard phase == .tracking else { return }  // the recovery that is under way saves its own
+        guard !isBusy else {
+            armJournalTailReading(after: JournalPositionKeeper.busyRetry)
+            return
+        }
         effects.append(.readJournalTail)
     }
 
@@ -84,9 +96,12 @@ extension DaemonCore {
     /// one waits for the next round.
     mutating func takeJournalTail(_ position: JournalPosition?) {
         guard phase == .tracking else { return }
-        defer { armJournalTailReading() }
         // A begin waiting for its version, or changes waiting behind it, may be of a run logged before the candidate.
-        guard !isBusy else { return }
+        guard !isBusy else {
+            armJournalTailReading(after: JournalPositionKeeper.busyRetry)
+            return
+        }
+        defer { armJournalTailReading() }
         if let candidate = journalPositions.candidate {
             // A journal with nothing new since the last save needs no write, but the saved position now holds
             // everything PID 1 logged before the candidate was read.
