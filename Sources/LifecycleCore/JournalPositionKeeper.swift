@@ -20,7 +20,7 @@ struct JournalPositionKeeper: Sendable {
     /// How soon the tail is read again when the reading found the core busy (work waiting for an answer): the
     /// candidate cannot be saved then, and a churn keeps the core busy much of the time, so that readings an interval
     /// apart missed several in a row, and the units waiting to be archived piled up meanwhile (docs/PERFORMANCE.md,
-    /// "Memory under name churn at the rate").
+    /// "The journal's tail read again when the core was busy").
     static let busyRetry: Milliseconds = 250
 
     /// The position of the recovery under way, saved when it is done.
