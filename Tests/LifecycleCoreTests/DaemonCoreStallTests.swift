@@ -12,9 +12,7 @@ struct DaemonCoreStallTests {
 
     /// Tracking, with a begin of web.service waiting for its version.
     func awaitingAVersion() throws -> H {
-        var h = try H()
-        h.send(.start)
-        h.send(.listing([]))
+        var h = try DaemonCoreDeliveryTests().tracking()
         h.holdVersions = true
         h.send(.changed(H.snapshot("active", "a", second: 1)))
         return h
