@@ -83,17 +83,14 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
         // Runs of bytes that need no escape are copied whole; most strings are one run.
         var runStart = 0
-        var offset = 0
+        var offset = Self.firstToEscape(in: utf8, from: 0)
         while offset < utf8.count {
-            let byte = utf8[offset]
-            if byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                if runStart < offset {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<offset]))
-                }
-                escape(byte)
-                runStart = offset + 1
+            if runStart < offset {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<offset]))
             }
-            offset += 1
+            escape(utf8[offset])
+            runStart = offset + 1
+            offset = Self.firstToEscape(in: utf8, from: runStart)
         }
         if runStart < utf8.count {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
@@ -101,10 +98,43 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// The index of the first byte at or after `start` that needs an escape (a control character, `"` or `\`), or
+    /// `utf8.count`. Eight bytes are looked at a time, as one word: a dispatch's entry escapes its payload, a kilobyte
+    /// of JSON, and a byte at a time that was a twentieth of a churn run's instructions (docs/PERFORMANCE.md).
+    static func firstToEscape(in utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var offset = start
+        if let base = UnsafeRawPointer(utf8.baseAddress) {
+            while offset + 8 <= utf8.count {
+                let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                if Self.mayNeedEscape(word) { break }
+                offset += 8
+            }
+        }
+        while offset < utf8.count {
+            let byte = utf8[offset]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C { return offset }
+            offset += 1
+        }
+        return offset
+    }
+
+    /// Whether one of the eight bytes of `word` is below 0x20, `"` or `\` (the bit tricks of "Bit Twiddling Hacks",
+    /// "determine if a word has a byte less than n" and "… equal to n"). Never false for such a word; true only for one.
+    private static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let below = (word &- ones &* 0x20) & ~word & highBits
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let equal = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & highBits
+        return below | equal != 0
+    }
+
     private mutating func escape(_ byte: UInt8) {
         switch byte {
-        case 0x22: raw("\\\"")
-        case 0x5C: raw("\\\\")
+        case 0x22, 0x5C:
+            bytes.append(UInt8(ascii: "\\"))
+            bytes.append(byte)
         case 0x0A: raw("\\n")
         case 0x0D: raw("\\r")
         case 0x09: raw("\\t")
