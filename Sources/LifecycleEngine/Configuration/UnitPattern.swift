@@ -47,7 +47,19 @@ public struct UnitPattern: Sendable, Hashable, CustomStringConvertible {
     /// True if `unitName` matches the whole pattern.
     public func matches(_ unitName: String) -> Bool {
         guard unitName.utf8.starts(with: literalPrefix) else { return false }
+        // Unit names are ASCII: matched on their bytes where they lie, without decoding (every signal of every unit
+        // is matched, docs/PERFORMANCE.md); any other name by its Unicode scalars.
+        let ascii = unitName.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+            return matches(count: bytes.count) { Unicode.Scalar(bytes[$0]) }
+        }
+        if let ascii = ascii ?? nil { return ascii }
         let name = Array(unitName.unicodeScalars)
+        return matches(count: name.count) { name[$0] }
+    }
+
+    /// True if the name of `count` characters, character `n` being `character(n)`, matches the whole pattern.
+    private func matches(count: Int, _ character: (Int) -> Unicode.Scalar) -> Bool {
         // Iterative glob matching: on a mismatch, retry from the most recent `*` with one more character swallowed.
         // Only the last star needs revisiting, because a star matches any run of characters, so this is linear in
         // practice and never recurses.
@@ -55,7 +67,7 @@ public struct UnitPattern: Sendable, Hashable, CustomStringConvertible {
         var n = 0
         var starToken: Int?
         var starName = 0
-        while n < name.count {
+        while n < count {
             if t < tokens.count {
                 switch tokens[t] {
                 case .star:
@@ -67,11 +79,11 @@ public struct UnitPattern: Sendable, Hashable, CustomStringConvertible {
                     t += 1
                     n += 1
                     continue
-                case .literal(let scalar) where scalar == name[n]:
+                case .literal(let scalar) where scalar == character(n):
                     t += 1
                     n += 1
                     continue
-                case .bracket(let bracket) where bracket.matches(name[n]):
+                case .bracket(let bracket) where bracket.matches(character(n)):
                     t += 1
                     n += 1
                     continue
