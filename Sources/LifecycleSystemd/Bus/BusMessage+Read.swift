@@ -209,8 +209,8 @@ extension BusMessage {
         throw Self.badSignature("a variant", expected: T.busSignature, found: next?.contents)
     }
 
-    /// Reads an `a{sv}` property map, calling `body` for the properties named in `wanted` only, with the message at
-    /// the property's variant; the others are skipped without being read. Their names are compared in place, with
+    /// Reads an `a{sv}` property map, calling `body` for the properties named in `wanted` only, with the name's index
+    /// in `wanted` and the message at the property's variant; the others are skipped without being read. Their names are compared in place, with
     /// no `String` made for them: a unit's `PropertiesChanged` carries dozens of properties, of which a snapshot
     /// uses a handful, and lifecycled reads several such signals per run.
     ///
@@ -219,7 +219,7 @@ extension BusMessage {
     /// `Asserts`, the `Exec*` command lines; docs/PERFORMANCE.md, "Per run: no copy of every unit's memory, less of
     /// each signal parsed"). Nothing may be read from the message after this.
     func readProperties(
-        _ wanted: BusPropertyNames, _ body: (String, BusMessage) throws(SystemdError) -> Void
+        _ wanted: BusPropertyNames, _ body: (Int, BusMessage) throws(SystemdError) -> Void
     ) throws(SystemdError) {
         guard try enterContainer(.array, "{sv}") else { throw Self.missing("a property map") }
         var unseen = wanted.all
@@ -229,7 +229,7 @@ extension BusMessage {
             try check(r, "read a property name")
             guard r > 0, let name else { throw Self.missing("a property name") }
             if let index = wanted.index(of: name) {
-                try body(wanted.names[index], self)
+                try body(index, self)
                 unseen &= ~(1 << UInt64(index))
                 if unseen == 0 { return }
                 if try !isAtEndOfContainer { try skip("v") }

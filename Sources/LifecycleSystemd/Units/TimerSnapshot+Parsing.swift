@@ -36,7 +36,8 @@ struct TimerChange {
     private var names: [String] = []
 
     init(changed message: BusMessage) throws(SystemdError) {
-        try message.readProperties(TimerSnapshot.used) { name, value throws(SystemdError) in
+        try message.readProperties(TimerSnapshot.used) { index, value throws(SystemdError) in
+            let name = TimerSnapshot.used.names[index]
             try values.set(name, from: value)
             names.append(name)
         }

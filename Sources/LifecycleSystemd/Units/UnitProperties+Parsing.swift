@@ -6,31 +6,48 @@ extension UnitProperties {
     /// The properties of a `.Unit` `PropertiesChanged` (an `a{sv}`), skipping those we do not use.
     init(changed message: BusMessage) throws(SystemdError) {
         self.init()
-        try message.readProperties(Self.used) { name, value throws(SystemdError) in try set(name, from: value) }
+        try message.readProperties(Self.used) { index, value throws(SystemdError) in
+            try set(Property.allCases[index], from: value)
+        }
     }
 
-    /// The properties ``set(_:from:)`` takes.
-    static let used = BusPropertyNames([
-        "ActiveState", "SubState", "FreezerState", "InvocationID", "StateChangeTimestamp",
-        "StateChangeTimestampMonotonic", "Job", "InactiveExitTimestampMonotonic", "ActiveEnterTimestampMonotonic",
-        "InactiveEnterTimestampMonotonic",
-    ])
+    /// The properties ``set(_:from:)`` takes, in the order of ``Property``.
+    static let used = BusPropertyNames(Property.allCases.map(\.rawValue))
 
-    /// Sets one property from the variant `message` is at (a `Get` reply, or one entry of an `a{sv}`); ignores
-    /// properties we do not use.
+    /// A property the snapshots use, by its D-Bus name. A signal's are told apart by their place among ``used``, not
+    /// by comparing names again: four signals a run carry ten each (docs/PERFORMANCE.md).
+    enum Property: String, CaseIterable {
+        case activeState = "ActiveState"
+        case subState = "SubState"
+        case freezerState = "FreezerState"
+        case invocationID = "InvocationID"
+        case stateChangeTimestamp = "StateChangeTimestamp"
+        case stateChangeTimestampMonotonic = "StateChangeTimestampMonotonic"
+        case job = "Job"
+        case inactiveExitTimestampMonotonic = "InactiveExitTimestampMonotonic"
+        case activeEnterTimestampMonotonic = "ActiveEnterTimestampMonotonic"
+        case inactiveEnterTimestampMonotonic = "InactiveEnterTimestampMonotonic"
+    }
+
+    /// Sets one property from the variant `message` is at (a `Get` reply); ignores properties we do not use.
     mutating func set(_ name: String, from message: BusMessage) throws(SystemdError) {
-        switch name {
-        case "ActiveState": activeState = try message.readVariant(String.self)
-        case "SubState": subState = try message.readVariant(String.self)
-        case "FreezerState": freezerState = try message.readVariant(String.self)
-        case "InvocationID": invocationID = Self.hex(try message.readVariant([UInt8].self))
-        case "StateChangeTimestamp": stateChangeTimestamp = try message.readVariant(UInt64.self)
-        case "StateChangeTimestampMonotonic": stateChangeTimestampMonotonic = try message.readVariant(UInt64.self)
-        case "Job": jobID = try Self.readJobID(message)
-        case "InactiveExitTimestampMonotonic": inactiveExitTimestampMonotonic = try message.readVariant(UInt64.self)
-        case "ActiveEnterTimestampMonotonic": activeEnterTimestampMonotonic = try message.readVariant(UInt64.self)
-        case "InactiveEnterTimestampMonotonic": inactiveEnterTimestampMonotonic = try message.readVariant(UInt64.self)
-        default: break
+        guard let property = Property(rawValue: name) else { return }
+        try set(property, from: message)
+    }
+
+    /// Sets `property` from the variant `message` is at (a `Get` reply, or one entry of an `a{sv}`).
+    mutating func set(_ property: Property, from message: BusMessage) throws(SystemdError) {
+        switch property {
+        case .activeState: activeState = try message.readVariant(String.self)
+        case .subState: subState = try message.readVariant(String.self)
+        case .freezerState: freezerState = try message.readVariant(String.self)
+        case .invocationID: invocationID = Self.hex(try message.readVariant([UInt8].self))
+        case .stateChangeTimestamp: stateChangeTimestamp = try message.readVariant(UInt64.self)
+        case .stateChangeTimestampMonotonic: stateChangeTimestampMonotonic = try message.readVariant(UInt64.self)
+        case .job: jobID = try Self.readJobID(message)
+        case .inactiveExitTimestampMonotonic: inactiveExitTimestampMonotonic = try message.readVariant(UInt64.self)
+        case .activeEnterTimestampMonotonic: activeEnterTimestampMonotonic = try message.readVariant(UInt64.self)
+        case .inactiveEnterTimestampMonotonic: inactiveEnterTimestampMonotonic = try message.readVariant(UInt64.self)
         }
     }
 
@@ -63,20 +80,36 @@ extension TypeProperties {
     /// The properties of a type interface's `PropertiesChanged` (an `a{sv}`), skipping those we do not use.
     init(changed message: BusMessage) throws(SystemdError) {
         self.init()
-        try message.readProperties(Self.used) { name, value throws(SystemdError) in try set(name, from: value) }
+        try message.readProperties(Self.used) { index, value throws(SystemdError) in
+            try set(Property.allCases[index], from: value)
+        }
     }
 
-    /// The properties ``set(_:from:)`` takes.
-    static let used = BusPropertyNames(["Result", "NRestarts", "ExecMainCode", "ExecMainStatus", "MainPID"])
+    /// The properties ``set(_:from:)`` takes, in the order of ``Property``.
+    static let used = BusPropertyNames(Property.allCases.map(\.rawValue))
 
+    /// A property the snapshots use, by its D-Bus name (as ``UnitProperties/Property``).
+    enum Property: String, CaseIterable {
+        case result = "Result"
+        case nRestarts = "NRestarts"
+        case execMainCode = "ExecMainCode"
+        case execMainStatus = "ExecMainStatus"
+        case mainPID = "MainPID"
+    }
+
+    /// Sets one property from the variant `message` is at (a `Get` reply); ignores properties we do not use.
     mutating func set(_ name: String, from message: BusMessage) throws(SystemdError) {
-        switch name {
-        case "Result": result = try message.readVariant(String.self)
-        case "NRestarts": nRestarts = try message.readVariant(UInt32.self)
-        case "ExecMainCode": execMainCode = try message.readVariant(Int32.self)
-        case "ExecMainStatus": execMainStatus = try message.readVariant(Int32.self)
-        case "MainPID": mainPID = try message.readVariant(UInt32.self)
-        default: break
+        guard let property = Property(rawValue: name) else { return }
+        try set(property, from: message)
+    }
+
+    mutating func set(_ property: Property, from message: BusMessage) throws(SystemdError) {
+        switch property {
+        case .result: result = try message.readVariant(String.self)
+        case .nRestarts: nRestarts = try message.readVariant(UInt32.self)
+        case .execMainCode: execMainCode = try message.readVariant(Int32.self)
+        case .execMainStatus: execMainStatus = try message.readVariant(Int32.self)
+        case .mainPID: mainPID = try message.readVariant(UInt32.self)
         }
     }
 }
