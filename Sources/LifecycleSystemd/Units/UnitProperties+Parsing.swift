@@ -2,8 +2,21 @@
 
 // Reading properties from bus messages: the driver's side. The unit source's machine takes the values parsed.
 
-extension UnitProperties {
-    /// The properties of a `.Unit` `PropertiesChanged` (an `a{sv}`), skipping those we do not use.
+/// The properties of one interface a snapshot uses, read from bus messages: from a `PropertiesChanged` map, told apart by
+/// their place among ``used`` rather than by comparing their names again (four signals a run carry ten each,
+/// docs/PERFORMANCE.md); from a `Get` reply, by name.
+protocol BusProperties {
+    associatedtype Property: CaseIterable, RawRepresentable
+        where Property.RawValue == String, Property.AllCases == [Property]
+    /// The names of ``Property``, in its order.
+    static var used: BusPropertyNames { get }
+    init()
+    /// Sets `property` from the variant `message` is at (a `Get` reply, or one entry of an `a{sv}`).
+    mutating func set(_ property: Property, from message: BusMessage) throws(SystemdError)
+}
+
+extension BusProperties {
+    /// The properties of a `PropertiesChanged` (an `a{sv}`), skipping those we do not use.
     init(changed message: BusMessage) throws(SystemdError) {
         self.init()
         try message.readProperties(Self.used) { index, value throws(SystemdError) in
@@ -11,11 +24,17 @@ extension UnitProperties {
         }
     }
 
-    /// The properties ``set(_:from:)`` takes, in the order of ``Property``.
+    /// Sets one property from the variant `message` is at (a `Get` reply); ignores properties we do not use.
+    mutating func set(_ name: String, from message: BusMessage) throws(SystemdError) {
+        guard let property = Property(rawValue: name) else { return }
+        try set(property, from: message)
+    }
+}
+
+extension UnitProperties: BusProperties {
     static let used = BusPropertyNames(Property.allCases.map(\.rawValue))
 
-    /// A property the snapshots use, by its D-Bus name. A signal's are told apart by their place among ``used``, not
-    /// by comparing names again: four signals a run carry ten each (docs/PERFORMANCE.md).
+    /// An `org.freedesktop.systemd1.Unit` property the snapshots use, by its D-Bus name.
     enum Property: String, CaseIterable {
         case activeState = "ActiveState"
         case subState = "SubState"
@@ -29,13 +48,6 @@ extension UnitProperties {
         case inactiveEnterTimestampMonotonic = "InactiveEnterTimestampMonotonic"
     }
 
-    /// Sets one property from the variant `message` is at (a `Get` reply); ignores properties we do not use.
-    mutating func set(_ name: String, from message: BusMessage) throws(SystemdError) {
-        guard let property = Property(rawValue: name) else { return }
-        try set(property, from: message)
-    }
-
-    /// Sets `property` from the variant `message` is at (a `Get` reply, or one entry of an `a{sv}`).
     mutating func set(_ property: Property, from message: BusMessage) throws(SystemdError) {
         switch property {
         case .activeState: activeState = try message.readVariant(String.self)
@@ -76,31 +88,16 @@ extension UnitProperties {
     }
 }
 
-extension TypeProperties {
-    /// The properties of a type interface's `PropertiesChanged` (an `a{sv}`), skipping those we do not use.
-    init(changed message: BusMessage) throws(SystemdError) {
-        self.init()
-        try message.readProperties(Self.used) { index, value throws(SystemdError) in
-            try set(Property.allCases[index], from: value)
-        }
-    }
-
-    /// The properties ``set(_:from:)`` takes, in the order of ``Property``.
+extension TypeProperties: BusProperties {
     static let used = BusPropertyNames(Property.allCases.map(\.rawValue))
 
-    /// A property the snapshots use, by its D-Bus name (as ``UnitProperties/Property``).
+    /// A type interface's property the snapshots use, by its D-Bus name.
     enum Property: String, CaseIterable {
         case result = "Result"
         case nRestarts = "NRestarts"
         case execMainCode = "ExecMainCode"
         case execMainStatus = "ExecMainStatus"
         case mainPID = "MainPID"
-    }
-
-    /// Sets one property from the variant `message` is at (a `Get` reply); ignores properties we do not use.
-    mutating func set(_ name: String, from message: BusMessage) throws(SystemdError) {
-        guard let property = Property(rawValue: name) else { return }
-        try set(property, from: message)
     }
 
     mutating func set(_ property: Property, from message: BusMessage) throws(SystemdError) {
