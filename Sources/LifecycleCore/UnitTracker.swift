@@ -191,13 +191,16 @@ public struct UnitTracker: Sendable {
     /// - Returns: whether the record held it.
     @discardableResult
     public mutating func markDelivered(unit: String, sequence: UInt64) -> Bool {
+        // The record is looked up once and changed where it lies in the dictionary.
+        guard let recordIndex = records.index(forKey: unit) else { return false }
         let number = String(sequence)
-        guard let index = records[unit]?.pendingDispatches.firstIndex(where: { $0[DispatchField.sequence] == number })
-        else { return false }
-        records[unit]?.pendingDispatches.remove(at: index)
+        guard let index = records.values[recordIndex].pendingDispatches.firstIndex(where: {
+            $0.hasValue(number, forName: DispatchField.sequence)
+        }) else { return false }
+        records.values[recordIndex].pendingDispatches.remove(at: index)
         // An empty array without its buffer: every record's would otherwise stay allocated between the freed
         // dispatches, each pinning a page of the heap (docs/PERFORMANCE.md, resident memory).
-        if records[unit]?.pendingDispatches.isEmpty == true { records[unit]?.pendingDispatches = [] }
+        if records.values[recordIndex].pendingDispatches.isEmpty { records.values[recordIndex].pendingDispatches = [] }
         return true
     }
 

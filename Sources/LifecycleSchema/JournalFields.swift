@@ -140,11 +140,31 @@ public struct JournalFields: Sendable, Equatable, Codable, ExpressibleByDictiona
 
     /// The value of the first field named `name`.
     public subscript(name: String) -> String? {
+        valueRange(of: name).map(text)
+    }
+
+    /// Whether the first field named `name` holds `value`, compared where it lies: no string is made for it. A run's
+    /// dispatches are found among a unit's pending ones by their `LIFECYCLE_SEQUENCE` this way.
+    public func hasValue(_ value: String, forName name: String) -> Bool {
+        guard let range = valueRange(of: name) else { return false }
+        return bytes(in: range, equal: value)
+    }
+
+    /// Where the value of the first field named `name` lies in ``bytes``.
+    private func valueRange(of name: String) -> Range<Int>? {
         for index in 0..<count {
             let ranges = ranges(of: index)
-            if bytes[ranges.name].elementsEqual(name.utf8) { return text(ranges.value) }
+            if bytes(in: ranges.name, equal: name) { return ranges.value }
         }
         return nil
+    }
+
+    private func bytes(in range: Range<Int>, equal text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { utf8 in
+            utf8.count == range.count
+                && bytes.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[range]).elementsEqual(utf8) }
+        }
     }
 
     private func text(_ range: Range<Int>) -> String {

@@ -34,6 +34,17 @@ struct JournalFieldsTests {
         #expect(journal["MESSAGE"] == "two\nlines = and an equals sign")
     }
 
+    @Test func comparesTheFirstValueOfANameWhereItLies() {
+        let journal = JournalFields(Self.fields)
+        #expect(journal.hasValue("first", forName: "A"))
+        #expect(!journal.hasValue("second", forName: "A"), "only the first field of a name")
+        #expect(!journal.hasValue("firs", forName: "A"), "a prefix of the value is not the value")
+        #expect(!journal.hasValue("first!", forName: "A"))
+        #expect(journal.hasValue("", forName: "EMPTY"))
+        #expect(journal.hasValue("é ß 漢字", forName: "UNICODE"))
+        #expect(!journal.hasValue("", forName: "MISSING"))
+    }
+
     @Test func appendsValuesWrittenInPlaceAndShrinksWhenFinished() {
         var journal = JournalFields()
         journal.reserveCapacity(fields: 100, bytes: 10_000)
