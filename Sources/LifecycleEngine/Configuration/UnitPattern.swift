@@ -49,11 +49,11 @@ public struct UnitPattern: Sendable, Hashable, CustomStringConvertible {
         guard unitName.utf8.starts(with: literalPrefix) else { return false }
         // Unit names are ASCII: matched on their bytes where they lie, without decoding (every signal of every unit
         // is matched, docs/PERFORMANCE.md); any other name by its Unicode scalars.
-        let ascii = unitName.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+        let asciiMatch = unitName.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
             guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
             return matches(count: bytes.count) { Unicode.Scalar(bytes[$0]) }
         }
-        if let ascii = ascii ?? nil { return ascii }
+        if let asciiMatch, let matched = asciiMatch { return matched }
         let name = Array(unitName.unicodeScalars)
         return matches(count: name.count) { name[$0] }
     }

@@ -101,7 +101,7 @@ public struct JSONWriter: Sendable {
     /// The index of the first byte at or after `start` that needs an escape (a control character, `"` or `\`), or
     /// `utf8.count`. Eight bytes are looked at a time, as one word: a dispatch's entry escapes its payload, a kilobyte
     /// of JSON, and a byte at a time that was a twentieth of a churn run's instructions (docs/PERFORMANCE.md).
-    static func firstToEscape(in utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    private static func firstToEscape(in utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var offset = start
         if let base = UnsafeRawPointer(utf8.baseAddress) {
             while offset + 8 <= utf8.count {

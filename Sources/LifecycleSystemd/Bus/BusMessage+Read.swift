@@ -210,9 +210,9 @@ extension BusMessage {
     }
 
     /// Reads an `a{sv}` property map, calling `body` for the properties named in `wanted` only, with the name's index
-    /// in `wanted` and the message at the property's variant; the others are skipped without being read. Their names are compared in place, with
-    /// no `String` made for them: a unit's `PropertiesChanged` carries dozens of properties, of which a snapshot
-    /// uses a handful, and lifecycled reads several such signals per run.
+    /// in `wanted` and the message at the property's variant; the others are skipped without being read. Their names
+    /// are compared in place, with no `String` made for them: a unit's `PropertiesChanged` carries dozens of
+    /// properties, of which a snapshot uses a handful, and lifecycled reads several such signals per run.
     ///
     /// The read stops once every wanted property has come, leaving the message inside the map: PID 1 sends the
     /// properties in a fixed order, and those after the last wanted one are its costliest to skip (`Conditions`,
