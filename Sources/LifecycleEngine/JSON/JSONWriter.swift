@@ -119,7 +119,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Whether one of the eight bytes of `word` is below 0x20, `"` or `\` (the bit tricks of "Bit Twiddling Hacks",
-    /// "determine if a word has a byte less than n" and "… equal to n"). Never false for such a word; true only for one.
+    /// "determine if a word has a byte less than n" and "… equal to n"): true exactly for such a word.
     private static func mayNeedEscape(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highBits: UInt64 = 0x8080_8080_8080_8080

@@ -2,8 +2,8 @@
 
 // Reading properties from bus messages: the driver's side. The unit source's machine takes the values parsed.
 
-/// The properties of one interface a snapshot uses, read from bus messages: from a `PropertiesChanged` map, told apart by
-/// their place among ``used`` rather than by comparing their names again (four signals a run carry ten each,
+/// The properties of one interface a snapshot uses, read from bus messages: from a `PropertiesChanged` map, told apart
+/// by their place among ``used`` rather than by comparing their names again (four signals a run carry ten each,
 /// docs/PERFORMANCE.md); from a `Get` reply, by name.
 protocol BusProperties {
     associatedtype Property: CaseIterable, RawRepresentable
