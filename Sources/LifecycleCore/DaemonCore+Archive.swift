@@ -107,8 +107,9 @@ extension DaemonCore {
             units = isTaken ? [request.unit] : []
         default: return false
         }
+        // Most units are known: asked first, that ends the look-up for them with one search of the records.
         let unknown = units.filter { unit in
-            !archiveChecked.contains(unit) && configuration.isWatched(unit) && tracker.isUnknown(unit)
+            tracker.isUnknown(unit) && !archiveChecked.contains(unit) && configuration.isWatched(unit)
         }
         archiveChecked = []
         guard !unknown.isEmpty else { return false }
