@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Measures the engine on its own, writes histories for measuring `lifecyclectl replay`, and measures the compaction of
-// one archive shard.
+// one archive shard and the look-up of a unit it does not hold.
 // Usage: lifecycle-bench engine [EVENTS] | lifecycle-bench generate [EVENTS] | lifecycle-bench compaction [RECORDS]
+//        | lifecycle-bench lookup [RECORDS]
 
 import Foundation
 import LifecycleEngine
@@ -119,6 +120,43 @@ func generate(events: Int) {
 
 /// One archive shard of `records` records, half of them last active before the cut-off, compacted (the best of five).
 func benchCompaction(records: Int) {
+    let shard = archiveShard(records: records)
+    var best = Double.infinity
+    var kept = 0
+    for _ in 0..<5 {
+        let start = now()
+        kept = UnitArchive.compacted(shard, expiredBefore: Milliseconds(records / 2), journalHeldSince: nil).count
+        best = min(best, now() - start)
+    }
+    print("compaction: \(records) records, \(shard.count) bytes -> \(kept) bytes in \(String(format: "%.1f", best * 1_000)) ms")
+}
+
+/// The archive's answer for a unit it has never held (every new name of a churn asks it), its shard holding `records`
+/// records: the median of 200 look-ups, each reading the shard from the page cache as lifecycled does.
+func benchLookup(records: Int) {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lifecycle-bench-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let archive = UnitArchive(stateDirectory: directory)
+    let missing = "run-u-missing.service"
+    try? FileManager.default.createDirectory(atPath: archive.directory, withIntermediateDirectories: true)
+    let written = FileManager.default.createFile(
+        atPath: archive.shardPath(of: missing), contents: Data(archiveShard(records: records))
+    )
+    precondition(written, "could not write the shard in \(directory)")
+    var times: [Double] = []
+    for _ in 0..<200 {
+        let start = now()
+        let found = (try? archive.records(of: [missing])) ?? []
+        times.append(now() - start)
+        precondition(found.isEmpty)
+    }
+    let median = times.sorted()[times.count / 2]
+    let size = (try? FileManager.default.attributesOfItem(atPath: archive.shardPath(of: missing))[.size] as? Int) ?? 0
+    print("lookup: a unit not in a shard of \(records) records (\(size) bytes): \(String(format: "%.1f", median * 1e6)) µs")
+}
+
+/// The lines of an archive shard of `records` records of units whose names never repeat.
+func archiveShard(records: Int) -> [UInt8] {
     var shard: [UInt8] = []
     for index in 0..<records {
         var state = UnitState()
@@ -132,14 +170,7 @@ func benchCompaction(records: Int) {
         record.write(to: &writer)
         shard += writer.bytes + [UInt8(ascii: "\n")]
     }
-    var best = Double.infinity
-    var kept = 0
-    for _ in 0..<5 {
-        let start = now()
-        kept = UnitArchive.compacted(shard, expiredBefore: Milliseconds(records / 2), journalHeldSince: nil).count
-        best = min(best, now() - start)
-    }
-    print("compaction: \(records) records, \(shard.count) bytes -> \(kept) bytes in \(String(format: "%.1f", best * 1_000)) ms")
+    return shard
 }
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -148,7 +179,8 @@ switch arguments.first {
 case "engine": benchEngine(events: events)
 case "generate": generate(events: events)
 case "compaction": benchCompaction(records: arguments.dropFirst().first.flatMap(Int.init) ?? 1_000)
+case "lookup": benchLookup(records: arguments.dropFirst().first.flatMap(Int.init) ?? 1_000)
 default:
-    FileHandle.standardError.write(Data("usage: lifecycle-bench engine|generate [EVENTS] | compaction [RECORDS]\n".utf8))
+    FileHandle.standardError.write(Data("usage: lifecycle-bench engine|generate [EVENTS] | compaction|lookup [RECORDS]\n".utf8))
     exit(64)
 }
