@@ -43,17 +43,41 @@ enum Posix {
 
     /// Reads a whole file through an open descriptor. Anything larger than `limit` bytes fails with `EFBIG`, the
     /// errno for "file too large", so callers need no second error type for it.
+    ///
+    /// The file is read in place into an array of its size (one byte more, to meet its end in the same pass): one
+    /// copy from the kernel, where chunks appended to a growing array cost several, each into fresh memory (an archive
+    /// shard is megabytes, docs/PERFORMANCE.md). A file that grows meanwhile, or gives no size (`/proc`), is read on
+    /// in chunks.
     static func readAll(_ fd: CInt, limit: Int) throws(SystemCallError) -> [UInt8] {
-        var bytes: [UInt8] = []
+        var info = stat()
+        _ = try retrying("fstat") { fstat(fd, &info) }
+        let capacity = min(Int(max(info.st_size, 0)), limit) + 1
+        var failure: SystemCallError?
+        var isFull = false
+        var bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            while count < buffer.count {
+                do throws(SystemCallError) {
+                    let read = try retrying("read") { Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count) }
+                    if read == 0 { return }
+                    count += read
+                } catch {
+                    failure = error
+                    return
+                }
+            }
+            isFull = true
+        }
+        if let failure { throw failure }
+        guard isFull else { return bytes }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
+        while bytes.count <= limit {
             let count = try retrying("read") {
                 chunk.withUnsafeMutableBytes { buffer in read(fd, buffer.baseAddress, buffer.count) }
             }
             if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[0..<Int(count)])
-            if bytes.count > limit { throw SystemCallError(errno: EFBIG, call: "read") }
         }
+        throw SystemCallError(errno: EFBIG, call: "read")
     }
 
     /// Writes all of `bytes`, continuing after short writes.
