@@ -128,7 +128,8 @@ func benchCompaction(records: Int) {
         kept = UnitArchive.compacted(shard, expiredBefore: Milliseconds(records / 2), journalHeldSince: nil).count
         best = min(best, now() - start)
     }
-    print("compaction: \(records) records, \(shard.count) bytes -> \(kept) bytes in \(String(format: "%.1f", best * 1_000)) ms")
+    let milliseconds = String(format: "%.1f", best * 1_000)
+    print("compaction: \(records) records, \(shard.count) bytes -> \(kept) bytes in \(milliseconds) ms")
 }
 
 /// The archive's answer for a unit it has never held (every new name of a churn asks it), its shard holding `records`
@@ -152,7 +153,8 @@ func benchLookup(records: Int) {
     }
     let median = times.sorted()[times.count / 2]
     let size = (try? FileManager.default.attributesOfItem(atPath: archive.shardPath(of: missing))[.size] as? Int) ?? 0
-    print("lookup: a unit not in a shard of \(records) records (\(size) bytes): \(String(format: "%.1f", median * 1e6)) µs")
+    let microseconds = String(format: "%.1f", median * 1e6)
+    print("lookup: a unit not in a shard of \(records) records (\(size) bytes): \(microseconds) µs")
 }
 
 /// The lines of an archive shard of `records` records of units whose names never repeat.
@@ -181,6 +183,7 @@ case "generate": generate(events: events)
 case "compaction": benchCompaction(records: arguments.dropFirst().first.flatMap(Int.init) ?? 1_000)
 case "lookup": benchLookup(records: arguments.dropFirst().first.flatMap(Int.init) ?? 1_000)
 default:
-    FileHandle.standardError.write(Data("usage: lifecycle-bench engine|generate [EVENTS] | compaction|lookup [RECORDS]\n".utf8))
+    let usage = "usage: lifecycle-bench engine|generate [EVENTS] | compaction|lookup [RECORDS]\n"
+    FileHandle.standardError.write(Data(usage.utf8))
     exit(64)
 }

@@ -33,7 +33,9 @@ struct PosixReadAllTests {
     @Test("a file of the limit is read; one byte more fails with EFBIG")
     func limit() throws {
         #expect(try Self.read(Self.pattern(1_000), limit: 1_000) == Self.pattern(1_000))
-        #expect(throws: SystemCallError(errno: EFBIG, call: "read")) { try Self.read(Self.pattern(1_001), limit: 1_000) }
+        #expect(throws: SystemCallError(errno: EFBIG, call: "read")) {
+            try Self.read(Self.pattern(1_001), limit: 1_000)
+        }
     }
 
     @Test("a descriptor that gives no size (a pipe, as /proc's files) is read on to its end, within the limit")

@@ -57,9 +57,11 @@ enum Posix {
         var bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             while count < buffer.count {
                 do throws(SystemCallError) {
-                    let read = try retrying("read") { Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count) }
-                    if read == 0 { return }
-                    count += read
+                    let received = try retrying("read") {
+                        Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+                    }
+                    if received == 0 { return }
+                    count += received
                 } catch {
                     failure = error
                     return

@@ -213,12 +213,14 @@ public struct UnitArchive: Sendable {
         }
     }
 
-    private typealias MemoryMemory = @convention(c) (UnsafeRawPointer?, Int, UnsafeRawPointer?, Int) -> UnsafeMutableRawPointer?
+    private typealias Memmem = @convention(c) (
+        UnsafeRawPointer?, Int, UnsafeRawPointer?, Int
+    ) -> UnsafeMutableRawPointer?
 
     /// glibc's `memmem(3)`, a GNU extension the Glibc module does not declare.
-    private static let memmem: MemoryMemory? = {
+    private static let memmem: Memmem? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "memmem") else { return nil }
-        return unsafeBitCast(symbol, to: MemoryMemory.self)
+        return unsafeBitCast(symbol, to: Memmem.self)
     }()
 
     private static func contains(_ bytes: [UInt8], _ needle: [UInt8], in range: Range<Int>) -> Bool {
