@@ -29,6 +29,13 @@ public final class BusConnection {
     /// polled; close it.
     public var disconnectHandler: ((SystemdError) -> Void)?
 
+    /// The relay of a connection that reads the bus itself (``init(relaying:description:thread:)``); nil for one
+    /// sd-bus reads.
+    var relay: BusRelay?
+    /// Called on the bus thread with each message the relay has framed, before sd-bus may see it: returns whether it
+    /// took the message (sd-bus never sees it then). Only for a relayed connection.
+    var messageFilter: ((WireMessage) -> Bool)?
+
     /// Connects and starts processing on `thread`.
     ///
     /// Wraps `sd_bus_open_system_with_description(3)`, `sd_bus_open_user_with_description(3)`, or for an explicit
@@ -72,6 +79,50 @@ public final class BusConnection {
         thread.attach(self)
     }
 
+    /// Connects with a relay: lifecycled reads the bus socket itself and passes sd-bus only the messages
+    /// ``messageFilter`` does not take (docs/architecture.md, "The bus relay").
+    ///
+    /// Wraps `sd_bus_new(3)`, `sd_bus_set_fd(3)` (sd-bus's input is a socket pair, its output a duplicate of the bus
+    /// socket), `sd_bus_set_bus_client(3)`, `sd_bus_negotiate_fds(3)` (no unix fds: none is ever passed here) and
+    /// `sd_bus_start(3)`. The socket connects at once; authentication and `Hello()` complete in the poll loop.
+    init(relaying address: BusAddress, description: String, thread: BusThread) throws(SystemdError) {
+        guard !thread.isTerminated else {
+            throw SystemdError(
+                errno: ENOTCONN, operation: "connect to the \(address)", message: "The bus thread has ended"
+            )
+        }
+        thread.checkIsolated()
+        let (relay, input, output) = try BusRelay.connect(to: try BusSocketAddress.resolve(address))
+        var raw: OpaquePointer?
+        do throws(SystemdError) {
+            try check(sd_bus_new(&raw), "allocate a bus connection")
+        } catch {
+            Glibc.close(input)
+            Glibc.close(output)
+            throw error
+        }
+        do throws(SystemdError) {
+            try check(sd_bus_set_description(raw, description), "set the bus description")
+            let set = sd_bus_set_fd(raw, input, output)
+            if set < 0 {
+                Glibc.close(input)
+                Glibc.close(output)
+            }
+            try check(set, "hand the bus relay's fds to sd-bus")
+            try check(sd_bus_set_bus_client(raw, 1), "mark the connection as a bus client")
+            try check(sd_bus_negotiate_fds(raw, 0), "refuse unix fds on the bus")
+            try check(sd_bus_start(raw), "connect to the \(address)")
+        } catch {
+            sd_bus_unref(raw)
+            throw error
+        }
+        self.bus = raw
+        self.relay = relay
+        self.thread = thread
+        self.address = address
+        thread.attach(self)
+    }
+
     deinit {
         // Normally closed already; the bus thread holds every open connection, so this runs on it or after it ended.
         if let bus {
@@ -106,6 +157,7 @@ public final class BusConnection {
         thread.checkIsolated()
         thread.detach(self)
         self.bus = nil
+        relay = nil
         sd_bus_flush_close_unref(bus)
         let pending = pendingCalls.values
         pendingCalls = [:]

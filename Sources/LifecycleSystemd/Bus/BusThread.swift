@@ -225,20 +225,13 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
     private func processConnections() -> Bool {
         var didWork = false
         for connection in connections where !idleConnections.contains(ObjectIdentifier(connection)) {
-            for _ in 0..<Self.messagesPerTurn {
-                guard let bus = connection.bus else { break }
-                do throws(SystemdError) {
-                    // Wraps sd_bus_process(3): > 0 a message was handled, 0 nothing to do, < 0 the connection is gone.
-                    guard try check(sd_bus_process(bus, nil), "process messages on the \(connection.address)") > 0 else {
-                        idleConnections.insert(ObjectIdentifier(connection))
-                        break
-                    }
-                    didWork = true
-                } catch {
-                    connectionFailed(connection, error)
-                    didWork = true
-                    break
-                }
+            do throws(SystemdError) {
+                let turn = try connection.process(limit: Self.messagesPerTurn)
+                didWork = didWork || turn.didWork
+                if turn.isIdle { idleConnections.insert(ObjectIdentifier(connection)) }
+            } catch {
+                connectionFailed(connection, error)
+                didWork = true
             }
         }
         return didWork
@@ -285,14 +278,12 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
         for connection in connections {
             guard let bus = connection.bus else { continue }
             do throws(SystemdError) {
-                // Wraps sd_bus_get_fd(3), sd_bus_get_events(3) and sd_bus_get_timeout(3). The events include POLLOUT
-                // while writes are queued, which a plain read source on the fd would miss.
-                let fd = try check(sd_bus_get_fd(bus), "get the fd of the \(connection.address)")
-                let events = try check(sd_bus_get_events(bus), "get the poll events of the \(connection.address)")
+                guard let request = try connection.pollRequest() else { continue }
+                // Wraps sd_bus_get_timeout(3).
                 var until: UInt64 = 0
                 try check(sd_bus_get_timeout(bus, &until), "get the timeout of the \(connection.address)")
                 polled.append((connection, pollFDs.count, until))
-                pollFDs.append(pollfd(fd: fd, events: Int16(truncatingIfNeeded: events), revents: 0))
+                pollFDs.append(request)
                 if until != .max {
                     let wait = Self.milliseconds(until: until, now: Self.monotonicMicroseconds())
                     timeoutMilliseconds = timeoutMilliseconds < 0 ? wait : min(timeoutMilliseconds, wait)

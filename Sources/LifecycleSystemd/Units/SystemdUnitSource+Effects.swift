@@ -41,13 +41,18 @@ extension SystemdUnitSource {
     private func connect(_ generation: Int) {
         let connection: BusConnection
         do throws(SystemdError) {
-            connection = try BusConnection(address: address, description: "lifecycled-units", thread: thread)
+            connection = try BusConnection(relaying: address, description: "lifecycled-units", thread: thread)
         } catch {
             handle(.connectFailed(generation: generation, error))
             return
         }
         connection.disconnectHandler = { [weak self] error in
             self?.assumeIsolated { source in source.handle(.connectionLost(generation: generation, error)) }
+        }
+        connection.messageFilter = { [weak self] message in
+            // A view of the relay's buffer, valid during this call, which runs on the bus thread as the actor does.
+            nonisolated(unsafe) let message = message
+            return self?.assumeIsolated { source in source.take(message) } ?? false
         }
         self.connection = connection
         connectionGeneration = generation
@@ -62,9 +67,9 @@ extension SystemdUnitSource {
             return
         }
         do throws(SystemdError) {
-            try connection.addMatch(rule) { [weak self] message in
-                self?.assumeIsolated { source in source.handleSignal(message) }
-            } installed: { [weak self] error in
+            // The relay hands every message these rules bring to ``take(_:)`` before sd-bus sees it: the rules only
+            // make the bus daemon send them.
+            try connection.addMatch(rule) { _ in } installed: { [weak self] error in
                 self?.assumeIsolated { source in
                     if let error {
                         source.handle(.connectFailed(generation: generation, error))

@@ -4,70 +4,85 @@ import Glibc
 import LifecycleEngine
 import Logging
 
-/// Parsing systemd's signals into the machine's inputs.
+/// Parsing systemd's signals into the machine's inputs. They are read where they lie in the bus relay's buffer
+/// (docs/architecture.md, "The bus relay"), before sd-bus would see them.
 extension SystemdUnitSource {
-    /// Handles one matched signal, on the bus thread, inside `sd_bus_process`.
-    func handleSignal(_ message: BusMessage) {
-        guard machine.isRunning else { return }
+    /// Takes one of the signals the match rules ask for (``SystemdNames/matchRules``), on the bus thread; returns
+    /// false for any other message, which sd-bus then processes.
+    func take(_ message: WireMessage) -> Bool {
+        guard message.type == WireMessage.signalType else { return false }
         do throws(SystemdError) {
-            // Compared as C strings where they lie: a signal costs no String for its interface and member.
             if message.isSignal(SystemdNames.propertiesInterface, "PropertiesChanged") {
+                guard machine.isRunning else { return true }
                 try propertiesChanged(message)
-            } else if message.isSignal(SystemdNames.managerInterface, "UnitRemoved") {
-                handle(.unitRemoved(try message.readString()))
-            } else if message.isSignal(SystemdNames.managerInterface, "JobRemoved") {
-                let jobID = try UInt32(from: message)
-                _ = try message.readObjectPath()
-                let name = try message.readString()
-                let result = try message.readString()
+            } else if message.isSignal(SystemdNames.managerInterface, "UnitRemoved", path: SystemdNames.managerPath) {
+                guard machine.isRunning else { return true }
+                var body = try message.body("so")
+                handle(.unitRemoved(try body.string()))
+            } else if message.isSignal(SystemdNames.managerInterface, "JobRemoved", path: SystemdNames.managerPath) {
+                guard machine.isRunning else { return true }
+                var body = try message.body("uoss")
+                let jobID = try body.uint32()
+                _ = try body.stringBytes()
+                let name = try body.string()
+                let result = try body.string()
                 handle(.jobRemoved(unit: name, jobID: jobID, result: result))
-            } else if message.isSignal(SystemdNames.managerInterface, "Reloading") {
-                handle(.reloading(try Bool(from: message)))
-            } else if message.isSignal(SystemdNames.dbusInterface, "NameOwnerChanged") {
-                let name = try message.readString()
-                let oldOwner = try message.readString()
-                let newOwner = try message.readString()
-                guard name == SystemdNames.busName else { return }
+            } else if message.isSignal(SystemdNames.managerInterface, "Reloading", path: SystemdNames.managerPath) {
+                guard machine.isRunning else { return true }
+                var body = try message.body("b")
+                handle(.reloading(try body.bool()))
+            } else if message.isSignal(SystemdNames.dbusInterface, "NameOwnerChanged", path: SystemdNames.dbusPath) {
+                guard machine.isRunning else { return true }
+                var body = try message.body("sss")
+                let name = try body.string()
+                let oldOwner = try body.string()
+                let newOwner = try body.string()
+                guard name == SystemdNames.busName else { return true }
                 handle(.nameOwnerChanged(oldOwner: oldOwner, newOwner: newOwner))
+            } else {
+                return false
             }
         } catch {
             logger.warning("Failed to parse a signal", metadata: [
-                "member": "\(message.member ?? "?")", "path": "\(message.path ?? "?")", "error": "\(error)",
+                "member": "\(message.member.map { String(decoding: $0, as: UTF8.self) } ?? "?")",
+                "path": "\(message.path.map { String(decoding: $0, as: UTF8.self) } ?? "?")", "error": "\(error)",
             ])
         }
+        return true
     }
 
     /// `PropertiesChanged(s interface, a{sv} changed, as invalidated)` of a unit object: the type interface's values
     /// or the `.Unit` ones, parsed only for a watched unit.
-    private func propertiesChanged(_ message: BusMessage) throws(SystemdError) {
+    private func propertiesChanged(_ message: WireMessage) throws(SystemdError) {
         guard let decoded = message.withPath({ BusObjectPath.decode($0, prefix: Self.unitPathPrefix) }),
               let name = decoded
         else { return }
         let isFollowedTimer = followedTimers[name] != nil
         let isWatched = machine.isWatched(name)
         guard isFollowedTimer || isWatched else { return }
-        let kind = try message.withString { interface in
+        var body = try message.body("sa{sv}as")
+        let kind = try body.withCString { interface in
             if SystemdNames.unitInterface.withCString({ strcmp(interface, $0) }) == 0 { return InterfaceKind.unit }
             if isFollowedTimer, TimerSnapshot.interface.withCString({ strcmp(interface, $0) }) == 0 { return .timer }
             let isType = Self.typeInterfacePrefix.withCString { strncmp(interface, $0, Self.typeInterfacePrefixLength) }
             return isType == 0 ? .type : .other
         }
         switch kind {
-        case .timer: timerChanged(name, try TimerChange(changed: message))
+        case .timer: timerChanged(name, try TimerChange(changed: &body))
         case .unit, .type, .other:
             guard isWatched else { return }
             switch kind {
-            case .unit: handle(.propertiesChanged(unit: name, .unit(try UnitProperties(changed: message))))
-            // Parsed only if what comes next reads its values (``takeHeldTypeSignals(before:)``).
-            case .type: heldTypeSignals[name] = message
+            case .unit: handle(.propertiesChanged(unit: name, .unit(try UnitProperties(changed: &body))))
+            // Handed on only if what comes next reads its values (``takeHeldTypeSignals(before:)``).
+            case .type: heldTypeSignals[name] = try TypeProperties(changed: &body)
             case .timer, .other: return
             }
         }
     }
 
-    /// Parses the type interface's `PropertiesChanged` held for the units whose values `input` may read, and hands
-    /// them to the machine before it; drops the one of a unit whose `.Unit` signal shows no end. A unit's run brings
-    /// about six pairs of signals, and only the end's type values are used (``UnitSourceMachine/typeValuesUse(of:)``).
+    /// Hands the type interface's values held for the units whose values `input` may read to the machine before it;
+    /// drops those of a unit whose `.Unit` signal shows no end. A unit's run brings about six pairs of signals, and
+    /// only the end's type values are used (``UnitSourceMachine/typeValuesUse(of:)``).
     func takeHeldTypeSignals(before input: UnitSourceInput) {
         guard !heldTypeSignals.isEmpty else { return }
         switch machine.typeValuesUse(of: input) {
@@ -85,14 +100,8 @@ extension SystemdUnitSource {
     }
 
     private func takeHeldTypeSignal(of name: String) {
-        guard let message = heldTypeSignals.removeValue(forKey: name) else { return }
-        do throws(SystemdError) {
-            handle(.propertiesChanged(unit: name, .type(try TypeProperties(changed: message))))
-        } catch {
-            logger.warning("Failed to parse a signal", metadata: [
-                "member": "\(message.member ?? "?")", "path": "\(message.path ?? "?")", "error": "\(error)",
-            ])
-        }
+        guard let values = heldTypeSignals.removeValue(forKey: name) else { return }
+        handle(.propertiesChanged(unit: name, .type(values)))
     }
 
     /// Which of a unit's interfaces a `PropertiesChanged` is about.

@@ -33,10 +33,10 @@ public actor SystemdUnitSource {
     /// after them, so the machine sees one input at a time.
     var inbox: [UnitSourceInput] = []
     var isHandling = false
-    /// The type interface's `PropertiesChanged` of each unit, not parsed yet: it is parsed only when the `.Unit` one
-    /// that follows shows a run's end, or another input may read its values (``takeHeldTypeSignals(before:)``). At
-    /// most one per unit, between the two signals of a pair, as a rule; kept on the bus thread, like every message.
-    var heldTypeSignals: [String: BusMessage] = [:]
+    /// The values of the type interface's last `PropertiesChanged` of each unit, not handed to the machine yet: they
+    /// are only when the `.Unit` one that follows shows a run's end, or another input may read them
+    /// (``takeHeldTypeSignals(before:)``). At most one per unit, between the two signals of a pair, as a rule.
+    var heldTypeSignals: [String: TypeProperties] = [:]
 
     /// The current connection, nil while disconnected, and the machine's number for it.
     var connection: BusConnection?

@@ -14,17 +14,23 @@ extension TimerSnapshot {
         "AccuracyUSec", "RandomizedDelayUSec", "Persistent",
     ])
 
-    /// Sets one property from the variant `message` is at; ignores those a snapshot does not take.
+    /// Sets one property from the variant `message` is at (a `Get` reply); ignores those a snapshot does not take.
     mutating func set(_ name: String, from message: BusMessage) throws(SystemdError) {
+        var reader = message
+        try set(name, from: &reader)
+    }
+
+    /// Sets one property from the variant `reader` is at; ignores those a snapshot does not take.
+    mutating func set(_ name: String, from reader: inout some PropertyValueReader) throws(SystemdError) {
         switch name {
-        case "Unit": unit = try message.readVariant(String.self)
-        case "NextElapseUSecRealtime": nextElapseRealtime = try message.readVariant(UInt64.self)
-        case "NextElapseUSecMonotonic": nextElapseMonotonic = try message.readVariant(UInt64.self)
-        case "LastTriggerUSec": lastTrigger = try message.readVariant(UInt64.self)
-        case "LastTriggerUSecMonotonic": lastTriggerMonotonic = try message.readVariant(UInt64.self)
-        case "AccuracyUSec": accuracy = try message.readVariant(UInt64.self)
-        case "RandomizedDelayUSec": randomizedDelay = try message.readVariant(UInt64.self)
-        case "Persistent": persistent = try message.readVariant(Bool.self)
+        case "Unit": unit = try reader.variantString()
+        case "NextElapseUSecRealtime": nextElapseRealtime = try reader.variantUInt64()
+        case "NextElapseUSecMonotonic": nextElapseMonotonic = try reader.variantUInt64()
+        case "LastTriggerUSec": lastTrigger = try reader.variantUInt64()
+        case "LastTriggerUSecMonotonic": lastTriggerMonotonic = try reader.variantUInt64()
+        case "AccuracyUSec": accuracy = try reader.variantUInt64()
+        case "RandomizedDelayUSec": randomizedDelay = try reader.variantUInt64()
+        case "Persistent": persistent = try reader.variantBool()
         default: break
         }
     }
@@ -35,10 +41,10 @@ struct TimerChange {
     private var values = TimerSnapshot(name: "", unit: "")
     private var names: [String] = []
 
-    init(changed message: BusMessage) throws(SystemdError) {
-        try message.readProperties(TimerSnapshot.used) { index, value throws(SystemdError) in
+    init(changed reader: inout WireReader) throws(SystemdError) {
+        try reader.readProperties(TimerSnapshot.used) { index, value throws(SystemdError) in
             let name = TimerSnapshot.used.names[index]
-            try values.set(name, from: value)
+            try values.set(name, from: &value)
             names.append(name)
         }
     }

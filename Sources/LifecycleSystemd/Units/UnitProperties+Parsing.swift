@@ -11,23 +11,24 @@ protocol BusProperties {
     /// The names of ``Property``, in its order.
     static var used: BusPropertyNames { get }
     init()
-    /// Sets `property` from the variant `message` is at (a `Get` reply, or one entry of an `a{sv}`).
-    mutating func set(_ property: Property, from message: BusMessage) throws(SystemdError)
+    /// Sets `property` from the variant `reader` is at (a `Get` reply, or one entry of an `a{sv}`).
+    mutating func set(_ property: Property, from reader: inout some PropertyValueReader) throws(SystemdError)
 }
 
 extension BusProperties {
-    /// The properties of a `PropertiesChanged` (an `a{sv}`), skipping those we do not use.
-    init(changed message: BusMessage) throws(SystemdError) {
+    /// The properties of a `PropertiesChanged` (its `a{sv}`, where `reader` is), skipping those we do not use.
+    init(changed reader: inout WireReader) throws(SystemdError) {
         self.init()
-        try message.readProperties(Self.used) { index, value throws(SystemdError) in
-            try set(Property.allCases[index], from: value)
+        try reader.readProperties(Self.used) { index, value throws(SystemdError) in
+            try set(Property.allCases[index], from: &value)
         }
     }
 
     /// Sets one property from the variant `message` is at (a `Get` reply); ignores properties we do not use.
     mutating func set(_ name: String, from message: BusMessage) throws(SystemdError) {
         guard let property = Property(rawValue: name) else { return }
-        try set(property, from: message)
+        var reader = message
+        try set(property, from: &reader)
     }
 }
 
@@ -48,29 +49,18 @@ extension UnitProperties: BusProperties {
         case inactiveEnterTimestampMonotonic = "InactiveEnterTimestampMonotonic"
     }
 
-    mutating func set(_ property: Property, from message: BusMessage) throws(SystemdError) {
+    mutating func set(_ property: Property, from reader: inout some PropertyValueReader) throws(SystemdError) {
         switch property {
-        case .activeState: activeState = try message.readVariant(String.self)
-        case .subState: subState = try message.readVariant(String.self)
-        case .freezerState: freezerState = try message.readVariant(String.self)
-        case .invocationID: invocationID = Self.hex(try message.readVariant([UInt8].self))
-        case .stateChangeTimestamp: stateChangeTimestamp = try message.readVariant(UInt64.self)
-        case .stateChangeTimestampMonotonic: stateChangeTimestampMonotonic = try message.readVariant(UInt64.self)
-        case .job: jobID = try Self.readJobID(message)
-        case .inactiveExitTimestampMonotonic: inactiveExitTimestampMonotonic = try message.readVariant(UInt64.self)
-        case .activeEnterTimestampMonotonic: activeEnterTimestampMonotonic = try message.readVariant(UInt64.self)
-        case .inactiveEnterTimestampMonotonic: inactiveEnterTimestampMonotonic = try message.readVariant(UInt64.self)
-        }
-    }
-
-    /// `Job` is `(uo)`: the pending job's id and path, `(0, "/")` when there is none.
-    private static func readJobID(_ message: BusMessage) throws(SystemdError) -> UInt32 {
-        try message.readContainer(.variant, "(uo)") { variant throws(SystemdError) in
-            try variant.readContainer(.structure, "uo") { job throws(SystemdError) in
-                let id = try UInt32(from: job)
-                _ = try job.readObjectPath()
-                return id
-            }
+        case .activeState: activeState = try reader.variantString()
+        case .subState: subState = try reader.variantString()
+        case .freezerState: freezerState = try reader.variantString()
+        case .invocationID: invocationID = Self.hex(try reader.variantBytes())
+        case .stateChangeTimestamp: stateChangeTimestamp = try reader.variantUInt64()
+        case .stateChangeTimestampMonotonic: stateChangeTimestampMonotonic = try reader.variantUInt64()
+        case .job: jobID = try reader.variantJobID()
+        case .inactiveExitTimestampMonotonic: inactiveExitTimestampMonotonic = try reader.variantUInt64()
+        case .activeEnterTimestampMonotonic: activeEnterTimestampMonotonic = try reader.variantUInt64()
+        case .inactiveEnterTimestampMonotonic: inactiveEnterTimestampMonotonic = try reader.variantUInt64()
         }
     }
 
@@ -100,13 +90,13 @@ extension TypeProperties: BusProperties {
         case mainPID = "MainPID"
     }
 
-    mutating func set(_ property: Property, from message: BusMessage) throws(SystemdError) {
+    mutating func set(_ property: Property, from reader: inout some PropertyValueReader) throws(SystemdError) {
         switch property {
-        case .result: result = try message.readVariant(String.self)
-        case .nRestarts: nRestarts = try message.readVariant(UInt32.self)
-        case .execMainCode: execMainCode = try message.readVariant(Int32.self)
-        case .execMainStatus: execMainStatus = try message.readVariant(Int32.self)
-        case .mainPID: mainPID = try message.readVariant(UInt32.self)
+        case .result: result = try reader.variantString()
+        case .nRestarts: nRestarts = try reader.variantUInt32()
+        case .execMainCode: execMainCode = try reader.variantInt32()
+        case .execMainStatus: execMainStatus = try reader.variantInt32()
+        case .mainPID: mainPID = try reader.variantUInt32()
         }
     }
 }
