@@ -335,20 +335,26 @@ fi
 
 # --- 5. churn ------------------------------------------------------------------------------------------------------
 
-# churn PREFIX COUNT: runs the driver; sets cpu_pid1, cpu_lc, cpu_floor, cpu_dbus (ms), churn_line and churn_busy.
+# churn PREFIX COUNT: runs the driver; sets cpu_pid1, cpu_lc (and its cpu_lc_user, cpu_lc_system), cpu_floor, cpu_dbus
+# (ms), churn_line and churn_busy.
 # CPU is counted from the first request until lifecycled (when running) has been idle for 2 s.
 churn() {
     local prefix=$1 count=$2 p0 l0 f0 d0 mark running
     running=$(unit_prop lifecycled.service ActiveState)
     p0=$(cpu_ms "$CONTAINER_PID") f0=$(cpu_ms "$floor_pid") d0=$(cpu_ms "$dbus_pid")
-    [[ $running == active ]] && l0=$(cpu_ms "$lc_pid")
+    [[ $running == active ]] && l0=$(cpu_ms "$lc_pid") && read -r lc_user0 lc_system0 < <(cpu_split "$lc_pid")
     mark=$(busy_mark)
     churn_line=$(c_exec "$BIN/churn" "$prefix" "$count" "$CHURN_WINDOW" "$CHURN_LINGER")
     [[ $running == active ]] && wait_cpu_quiet "$lc_pid"
     churn_busy=$(busy_since "$mark")
     cpu_pid1=$(($(cpu_ms "$CONTAINER_PID") - p0)) cpu_floor=$(($(cpu_ms "$floor_pid") - f0))
     cpu_dbus=$(($(cpu_ms "$dbus_pid") - d0)) cpu_lc=0
-    [[ $running == active ]] && cpu_lc=$(($(cpu_ms "$lc_pid") - l0))
+    cpu_lc_user=0 cpu_lc_system=0
+    if [[ $running == active ]]; then
+        cpu_lc=$(($(cpu_ms "$lc_pid") - l0))
+        read -r lc_user lc_system < <(cpu_split "$lc_pid")
+        cpu_lc_user=$(((lc_user - lc_user0) * TICK_MS)) cpu_lc_system=$(((lc_system - lc_system0) * TICK_MS))
+    fi
     say "  $churn_line"
     say "  CPU: PID 1 $cpu_pid1 ms, floor $cpu_floor ms, lifecycled $cpu_lc ms, dbus-daemon $cpu_dbus ms; machine busy $churn_busy"
 }
@@ -369,7 +375,8 @@ runs=$(field runs) rate=$(field rate) again=$(field loaded_again) names_again=$(
 churn_disp=$(dispatches | awk '$1 ~ /^lc-churn-/' | grep -c . || true)
 per_run() { awk -v a="$1" -v n="$2" 'BEGIN { printf "%.2f", (n > 0 ? a / n : 0) }'; }
 say "  per run: PID 1 $(per_run "$cpu_pid1" "$runs") ms (without lifecycled $(per_run "$base_pid1" "$base_runs") ms)," \
-    "lifecycled $(per_run "$cpu_lc" "$runs") ms, floor $(per_run "$cpu_floor" "$runs") ms; $churn_disp dispatches"
+    "lifecycled $(per_run "$cpu_lc" "$runs") ms (user $(per_run "$cpu_lc_user" "$runs"), system" \
+    "$(per_run "$cpu_lc_system" "$runs")), floor $(per_run "$cpu_floor" "$runs") ms; $churn_disp dispatches"
 lc_ratio=$(ratio "$cpu_lc" "$cpu_pid1") fl_ratio=$(ratio "$cpu_floor" "$cpu_pid1")
 say "  ÷ PID 1: lifecycled $lc_ratio, floor $fl_ratio; PID 1 with ÷ without lifecycled per run:" \
     "$(ratio "$(per_run "$cpu_pid1" "$runs")" "$(per_run "$base_pid1" "$base_runs")")"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Glibc
-import LifecycleSystemd
+@testable import LifecycleSystemd
 import LifecycleTestSupport
 import Synchronization
 import Testing
@@ -81,8 +81,8 @@ struct SystemdBusTests {
         await bus.close()
     }
 
-    @Test("round-trips every supported type through a peer")
-    func valueRoundTrip() async throws {
+    @Test("round-trips every supported type through a peer, also through the bus relay", arguments: [false, true])
+    func valueRoundTrip(isRelayed: Bool) async throws {
         let daemon = try PrivateBus.start()
         defer { daemon.stop() }
         let peer = try await SystemdBus.connect(.address(daemon.address), description: "echo")
@@ -95,7 +95,18 @@ struct SystemdBusTests {
             return true
         }
         try await peer.requestName("org.example.Echo")
-        let client = try await SystemdBus.connect(.address(daemon.address), description: "client")
+        let client = try await SystemdBus.connect(
+            .address(daemon.address), description: "client", thread: nil, isRelayed: isRelayed
+        )
+
+        // A reply larger than sd-bus's input buffer (8 MB) and the bus relay's (64 KB): framed whole, and written
+        // to sd-bus in pieces.
+        let large = BusValue.bytes((0..<10_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let echoed: [BusValue] = try await client.call(
+            destination: "org.example.Echo", path: "/org/example/Echo", interface: "org.example.Echo", member: "Echo",
+            arguments: { message throws(SystemdError) in try message.append(value: large) }
+        )
+        #expect(echoed == [large])
 
         let sent: [BusValue] = [
             .byte(0xfe), .bool(true), .bool(false), .int16(-2), .uint16(65_000), .int32(-70_000),

@@ -16,8 +16,15 @@ extension BusConnection {
     /// Dispatches up to `limit` messages. Throws when the connection is gone.
     func process(limit: Int) throws(SystemdError) -> Turn {
         guard let relay else { return try processBySDBus(limit: limit) }
-        var turn = Turn(didWork: try drainSDBus())
+        var turn = Turn()
+        if isSDBusDue {
+            isSDBusDue = false
+            turn.didWork = try drainSDBus()
+        }
         var framed = 0
+        // Whether the socket may hold more than was read: a read that did not fill the room took all there was, and
+        // poll(2) says when more comes, so a turn costs no read that fails on an empty socket.
+        var mayHoldMore = true
         while framed < limit, isOpen {
             if let frame = try relay.framer.next() {
                 framed += 1
@@ -25,9 +32,13 @@ extension BusConnection {
                 try take(frame, from: relay)
                 continue
             }
+            guard mayHoldMore else {
+                turn.isIdle = true
+                return turn
+            }
             switch try relay.receive() {
-            case .bytes:
-                continue
+            case .bytes(let filledRoom):
+                mayHoldMore = filledRoom
             case .nothing:
                 turn.isIdle = true
                 return turn

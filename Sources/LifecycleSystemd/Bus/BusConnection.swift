@@ -35,6 +35,10 @@ public final class BusConnection {
     /// Called on the bus thread with each message the relay has framed, before sd-bus may see it: returns whether it
     /// took the message (sd-bus never sees it then). Only for a relayed connection.
     var messageFilter: ((WireMessage) -> Bool)?
+    /// Whether sd-bus of a relayed connection may have work of its own (writes queued, a deadline passed), which
+    /// only `sd_bus_process` does; otherwise it is processed only after the relay has passed it a message, and a
+    /// turn costs no `recvmsg` that fails on its empty input (docs/PERFORMANCE.md, "The bus relay").
+    var isSDBusDue = true
 
     /// Connects and starts processing on `thread`.
     ///

@@ -303,6 +303,8 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
         let now = polled.contains { $0.deadline != .max } ? Self.monotonicMicroseconds() : 0
         for (connection, index, deadline) in polled where pollFDs[index].revents != 0 || deadline <= now {
             idleConnections.remove(ObjectIdentifier(connection))
+            // Anything but input only is sd-bus's to process: its queued writes, its deadline, an error or hang-up.
+            if pollFDs[index].revents & ~Int16(POLLIN) != 0 || deadline <= now { connection.isSDBusDue = true }
         }
         if pollFDs[0].revents & Int16(POLLIN) != 0 {
             var counter: UInt64 = 0

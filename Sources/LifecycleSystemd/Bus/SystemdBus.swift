@@ -37,9 +37,17 @@ public actor SystemdBus {
     public static func connect(
         _ address: BusAddress, description: String = "lifecycled", thread: BusThread? = nil
     ) async throws(SystemdError) -> SystemdBus {
+        try await connect(address, description: description, thread: thread, isRelayed: false)
+    }
+
+    /// Connects; with `isRelayed`, through the bus relay the unit source uses (``BusConnection/init(relaying:description:thread:)``),
+    /// which passes every message to sd-bus here: its tests run the same calls both ways.
+    static func connect(
+        _ address: BusAddress, description: String, thread: BusThread?, isRelayed: Bool
+    ) async throws(SystemdError) -> SystemdBus {
         let bus = SystemdBus(thread: try BusThread.shared(thread, orNew: "sd-bus"), ownsThread: thread == nil)
         do throws(SystemdError) {
-            try await bus.open(address, description: description)
+            try await bus.open(address, description: description, isRelayed: isRelayed)
         } catch {
             if bus.ownsThread { await bus.thread.shutdown() }
             throw error
@@ -47,8 +55,10 @@ public actor SystemdBus {
         return bus
     }
 
-    private func open(_ address: BusAddress, description: String) throws(SystemdError) {
-        connection = try BusConnection(address: address, description: description, thread: thread)
+    private func open(_ address: BusAddress, description: String, isRelayed: Bool) throws(SystemdError) {
+        connection = isRelayed
+            ? try BusConnection(relaying: address, description: description, thread: thread)
+            : try BusConnection(address: address, description: description, thread: thread)
     }
 
     private func openConnection(_ operation: String) throws(SystemdError) -> BusConnection {

@@ -50,14 +50,23 @@ final class BusRelay {
     }
 
     /// What one read from the socket gave.
-    enum Received { case bytes, nothing, end }
+    enum Received {
+        /// Some bytes; whether they filled the room given (more may wait then).
+        case bytes(filledRoom: Bool)
+        case nothing
+        case end
+    }
 
     /// Reads what the bus daemon has sent, without waiting.
     func receive() throws(SystemdError) -> Received {
         guard !isAtEnd else { return .end }
         while true {
-            let count = try framer.receive { room in recv(socket, room.baseAddress, room.count, Int32(MSG_DONTWAIT)) }
-            if count > 0 { return .bytes }
+            var roomSize = 0
+            let count = try framer.receive { room in
+                roomSize = room.count
+                return recv(socket, room.baseAddress, room.count, Int32(MSG_DONTWAIT))
+            }
+            if count > 0 { return .bytes(filledRoom: count == roomSize) }
             if count == 0 {
                 isAtEnd = true
                 // sd-bus sees the end too, after what it was given: it then fails the connection as it would have.

@@ -85,7 +85,7 @@ extension WireReader: PropertyValueReader {
         var unseen = wanted.all
         while offset < mapEnd {
             try align(8)
-            if let index = try withCString({ wanted.index(of: $0) }) {
+            if let index = wanted.index(of: try stringBytes()) {
                 try body(index, &self)
                 unseen &= ~(1 << UInt64(index))
                 if unseen == 0 { break }

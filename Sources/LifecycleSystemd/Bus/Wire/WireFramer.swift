@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Cuts the bytes read from a bus socket into what came: the bus daemon's authentication lines, then whole messages
-/// (docs/architecture.md, "The bus relay"). Pure: the relay reads into ``spareCapacity(minimum:)`` and says how much
-/// came with ``didReceive(_:)``.
+/// (docs/architecture.md, "The bus relay"). Pure: the relay reads into the buffer's spare room with
+/// ``receive(_:)``.
 struct WireFramer {
     /// What came, whole.
     enum Frame: Equatable {
@@ -12,7 +12,7 @@ struct WireFramer {
         case message(Range<Int>)
     }
 
-    /// The bytes; a frame's range stays valid until the next ``spareCapacity(minimum:)``.
+    /// The bytes; a frame's range stays valid until the next ``receive(_:)``.
     private(set) var buffer: [UInt8]
     /// The first byte not framed yet.
     private var start = 0
@@ -61,9 +61,8 @@ struct WireFramer {
         return .authenticationLine(line)
     }
 
-    /// Room for at least `minimum` more bytes, and for the whole message that has begun: the bytes not framed yet
-    /// are moved to the front first.
-    mutating func spareCapacity(minimum: Int = 4_096) throws(SystemdError) -> Range<Int> {
+    /// Room for at least `minimum` more bytes, and for the whole message that has begun.
+    private mutating func spareCapacity(minimum: Int = 4_096) throws(SystemdError) -> Range<Int> {
         if start > 0 {
             if end > start {
                 buffer.withUnsafeMutableBytes { raw in
@@ -99,17 +98,13 @@ struct WireFramer {
         return try result.get()
     }
 
-    /// `count` bytes were written at the start of the last ``spareCapacity(minimum:)``.
-    mutating func didReceive(_ count: Int) {
-        precondition(end + count <= buffer.count, "received past the buffer")
-        end += count
-    }
-
-    /// Writes into the spare room: `body` gets it and returns how many bytes it wrote (or a negative number).
+    /// Lets `body` write into the spare room (moving the bytes not framed yet to the front first, and making room
+    /// for the whole message that has begun); `body` returns how many bytes it wrote, or a negative number.
     mutating func receive(_ body: (UnsafeMutableRawBufferPointer) -> Int) throws(SystemdError) -> Int {
         let room = try spareCapacity()
         let count = buffer.withUnsafeMutableBytes { raw in body(UnsafeMutableRawBufferPointer(rebasing: raw[room])) }
-        if count > 0 { didReceive(count) }
+        precondition(count <= room.count, "received past the buffer")
+        if count > 0 { end += count }
         return count
     }
 }
