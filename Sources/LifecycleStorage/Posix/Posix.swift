@@ -74,7 +74,7 @@ enum Posix {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while bytes.count <= limit {
             let count = try retrying("read") {
-                chunk.withUnsafeMutableBytes { buffer in read(fd, buffer.baseAddress, buffer.count) }
+                chunk.withUnsafeMutableBytes { buffer in Glibc.read(fd, buffer.baseAddress, buffer.count) }
             }
             if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[0..<Int(count)])
@@ -87,7 +87,7 @@ enum Posix {
         var offset = 0
         while offset < bytes.count {
             let written = try retrying("write") {
-                bytes.withUnsafeBytes { buffer in write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
+                bytes.withUnsafeBytes { buffer in Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
             }
             offset += Int(written)
         }
@@ -101,6 +101,51 @@ enum Posix {
         var byte: UInt8 = 0
         let count = try retrying("pread") { pread(fd, &byte, 1, info.st_size - 1) }
         return count == 1 ? byte : nil
+    }
+
+    /// Wraps `fstat(2)`.
+    static func status(of fd: CInt) throws(SystemCallError) -> stat {
+        var info = stat()
+        _ = try retrying("fstat") { fstat(fd, &info) }
+        return info
+    }
+
+    /// Up to `count` bytes at `offset` (`pread(2)`, continuing after short reads); fewer at the end of the file.
+    static func read(_ fd: CInt, count: Int, at offset: Int) throws(SystemCallError) -> [UInt8] {
+        var failure: SystemCallError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, read in
+            while read < count {
+                do throws(SystemCallError) {
+                    let received = try retrying("pread") {
+                        pread(fd, buffer.baseAddress! + read, count - read, off_t(offset + read))
+                    }
+                    if received == 0 { return }
+                    read += received
+                } catch {
+                    failure = error
+                    return
+                }
+            }
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+
+    /// Writes all of `bytes` at `offset` (`pwrite(2)`, continuing after short writes).
+    static func write(_ fd: CInt, _ bytes: [UInt8], at offset: Int) throws(SystemCallError) {
+        var written = 0
+        while written < bytes.count {
+            written += try retrying("pwrite") {
+                bytes.withUnsafeBytes { buffer in
+                    pwrite(fd, buffer.baseAddress! + written, buffer.count - written, off_t(offset + written))
+                }
+            }
+        }
+    }
+
+    /// Wraps `ftruncate(2)`.
+    static func truncate(_ fd: CInt, to size: Int) throws(SystemCallError) {
+        _ = try retrying("ftruncate") { ftruncate(fd, off_t(size)) }
     }
 
     /// Wraps `fsync(2)`.

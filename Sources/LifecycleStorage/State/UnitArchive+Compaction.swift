@@ -38,6 +38,7 @@ extension UnitArchive {
             defer { Posix.closeIgnoringErrors(fd) }
             try Posix.writeAll(fd, kept)
             try Posix.sync(fd)
+            indexCompacted(kept, shard: name, shardFD: fd, directoryFD: directoryFD)
             try Posix.renameFile(temporary, to: name, in: directoryFD)
             try Posix.sync(directoryFD)
         } catch {

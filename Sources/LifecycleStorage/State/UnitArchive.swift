@@ -18,6 +18,8 @@ import Glibc
 ///   leaves at most a partial last line, which reading skips. The next append ends that line first, so that its
 ///   first record is a line of its own rather than glued to the torn one.
 /// - A unit archived again appends a newer line; the last line of a unit is its record.
+/// - Beside each shard, `NN.names` holds a hash of each line's unit name (``ArchiveNameIndex``), so that a name the
+///   shard does not hold is ruled out without reading it.
 public struct UnitArchive: Sendable {
     /// How many files the archive is spread over.
     public static let shardCount = 256
@@ -73,10 +75,13 @@ public struct UnitArchive: Sendable {
             do {
                 let fd = try Posix.openFile(path, flags: O_RDWR | O_APPEND | O_CREAT, mode: StateStore.fileMode)
                 defer { Posix.closeIgnoringErrors(fd) }
+                let size = Int(try Posix.status(of: fd).st_size)
                 let isTorn = try Posix.lastByte(fd).map { $0 != UInt8(ascii: "\n") } ?? false
-                try Posix.writeAll(fd, isTorn ? [UInt8(ascii: "\n")] + bytes : bytes)
+                let appended = isTorn ? [UInt8(ascii: "\n")] + bytes : bytes
+                indexAppend(appended, toShard: name, shardFD: fd, size: size)
+                try Posix.writeAll(fd, appended)
                 try Posix.sync(fd)
-                sizes[name] = try Posix.status(path).map { Int($0.st_size) } ?? 0
+                sizes[name] = size + appended.count
             } catch {
                 throw .io(path: path, operation: error.call, errno: error.errno)
             }
@@ -93,7 +98,8 @@ public struct UnitArchive: Sendable {
     }
 
     /// The archived records of `units`, each from its newest line; units never archived are left out. Each shard is
-    /// read once, however many of the units it holds.
+    /// read once, however many of the units it holds, and not at all when its index of names
+    /// (``ArchiveNameIndex``) holds none of them.
     ///
     /// - Throws: ``StateStoreError/io(path:operation:errno:)`` when a shard exists but cannot be read.
     public func records(of units: some Sequence<String>) throws(StateStoreError) -> [UnitRecord] {
@@ -102,8 +108,10 @@ public struct UnitArchive: Sendable {
             byShard[Self.shardName(of: unit), default: []].append(unit)
         }
         var found: [UnitRecord] = []
-        for (name, wanted) in byShard.sorted(by: { $0.key < $1.key }) {
-            guard let bytes = try read(name) else { continue }
+        for (name, units) in byShard.sorted(by: { $0.key < $1.key }) {
+            // The index rules out the names the shard does not hold without reading it.
+            let wanted = indexedUnits(units, inShard: name) ?? units
+            guard !wanted.isEmpty, let bytes = try read(name) else { continue }
             for unit in wanted {
                 if let record = Self.newestRecord(of: unit, in: bytes) { found.append(record) }
             }

@@ -228,7 +228,8 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
             do throws(SystemdError) {
                 let turn = try connection.process(limit: Self.messagesPerTurn)
                 didWork = didWork || turn.didWork
-                if turn.isIdle { idleConnections.insert(ObjectIdentifier(connection)) }
+                // A connection closed during its turn is detached already: its identifier may soon be a new one's.
+                if turn.isIdle, connection.isOpen { idleConnections.insert(ObjectIdentifier(connection)) }
             } catch {
                 connectionFailed(connection, error)
                 didWork = true
