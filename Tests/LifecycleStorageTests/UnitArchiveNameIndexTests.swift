@@ -52,7 +52,7 @@ struct UnitArchiveNameIndexTests {
     @Test("a name the index does not hold is ruled out without reading the shard")
     func rulesOut() throws {
         let directory = try TemporaryDirectory()
-        let archive = UnitArchive(stateDirectory: directory.path)
+        let archive = UnitArchive(stateDirectory: directory.path, indexedShardSize: 0)
         let unit = "run-u100.service"
         let shard = archive.shardPath(of: unit)
         let indexPath = directory.path + "/archive/"
@@ -67,6 +67,8 @@ struct UnitArchiveNameIndexTests {
         _ = index.bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
         #expect(try archive.records(of: [unit]).isEmpty, "ruled out by the index")
+        #expect(try UnitArchive(stateDirectory: directory.path).records(of: [unit]).map(\.sequence) == [5],
+                "a shard under 64 KB is read whole, its index unread")
         // Without the index, the shard is read whole.
         unlink(indexPath)
         #expect(try archive.records(of: [unit]).map(\.sequence) == [5])
@@ -82,7 +84,8 @@ struct UnitArchiveNameIndexTests {
     func matchesWholeRead(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         let directory = try TemporaryDirectory()
-        let archive = UnitArchive(stateDirectory: directory.path)
+        // Half the seeds index every shard; the others only those past a few records, so that shards cross the size.
+        let archive = UnitArchive(stateDirectory: directory.path, indexedShardSize: seed % 2 == 0 ? 0 : 1_500)
         // Names of two shards, so that they share files; and names never archived, of the same shards.
         let first = archive.shardPath(of: "unit-0.service")
         let second = try #require((1...10_000).lazy.map { "unit-\($0).service" }.map(archive.shardPath(of:)).first { $0 != first })

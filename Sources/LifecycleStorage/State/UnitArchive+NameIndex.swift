@@ -9,26 +9,18 @@ import Glibc
 /// around it leaves an index that does not cover its shard, which is then read whole. So no step of it fails an
 /// append: a failed index only costs reads.
 extension UnitArchive {
-    /// The units of `units` the index of shard `name` may hold (all of them may be in the shard when it says so);
-    /// nil when there is no index covering the shard, which must then be read.
-    func indexedUnits(_ units: [String], inShard name: String) -> [String]? {
-        guard let shard = try? coverage(ofShard: name), let index = try? readIndex(ofShard: name),
+    /// A shard smaller than this is read whole, its index left unread: both cost about the same.
+    public static let indexedShardSize = 64 << 10
+
+    /// The units of `units` the index of shard `name` (open as `fd`) may hold (all of them may be in the shard when it
+    /// says so); nil when the shard is small, or no index covers it: the shard must then be read.
+    func indexedUnits(_ units: [String], inShard name: String, open fd: CInt) -> [String]? {
+        guard let info = try? Posix.status(of: fd), Int(info.st_size) > indexedShardSize,
+              let shard = try? Self.coverage(of: fd, inode: UInt64(info.st_ino), size: Int(info.st_size), appending: []),
+              let index = try? readIndex(ofShard: name),
               let held = ArchiveNameIndex.holds(units.map(ArchiveNameIndex.hash(of:)), in: index, shard: shard)
         else { return nil }
         return zip(units, held).compactMap { $1 ? $0 : nil }
-    }
-
-    /// The coverage of shard `name` as it is; nil when it does not exist.
-    private func coverage(ofShard name: String) throws(SystemCallError) -> ArchiveNameIndex.Coverage? {
-        let fd: CInt
-        do {
-            fd = try Posix.openFile(directory + "/" + name, flags: O_RDONLY)
-        } catch where error.errno == ENOENT {
-            return nil
-        }
-        defer { Posix.closeIgnoringErrors(fd) }
-        let info = try Posix.status(of: fd)
-        return try Self.coverage(of: fd, inode: UInt64(info.st_ino), size: Int(info.st_size), appending: [])
     }
 
     /// The coverage of the shard open as `fd`, `size` bytes now, once `appended` is written after them.
@@ -56,8 +48,11 @@ extension UnitArchive {
 
     /// Makes the index of shard `name` name the lines of `appended` too, before it is appended to the shard (open as
     /// `shardFD`, `size` bytes now): the hashes are appended and made durable, then the coverage after the append. An
-    /// index that does not cover the shard as it is now is made again from the whole shard.
+    /// index that does not cover the shard as it is now is made again from the whole shard. A shard that stays under
+    /// ``indexedShardSize`` gets none.
     func indexAppend(_ appended: [UInt8], toShard name: String, shardFD: CInt, size: Int) {
+        // A shard read whole needs no index: the append that makes it larger makes the index from all of it.
+        guard size + appended.count > indexedShardSize else { return }
         let added = ArchiveNameIndex.hashes(ofLinesIn: appended)
         do throws(SystemCallError) {
             let inode = UInt64(try Posix.status(of: shardFD).st_ino)

@@ -29,9 +29,18 @@ public struct UnitArchive: Sendable {
     /// The archive's directory, `<state directory>/archive`.
     public let directory: String
 
+    /// The size from which a shard's index is read before the shard (``indexedUnits(_:inShard:open:)``).
+    let indexedShardSize: Int
+
     /// The archive of the state directory `stateDirectory`. Nothing is read or created until it is used.
     public init(stateDirectory: String) {
+        self.init(stateDirectory: stateDirectory, indexedShardSize: Self.indexedShardSize)
+    }
+
+    /// With `indexedShardSize` 0, every shard's index is read first (tests).
+    init(stateDirectory: String, indexedShardSize: Int) {
         directory = stateDirectory + "/archive"
+        self.indexedShardSize = indexedShardSize
     }
 
     /// The file that holds the lines of `unit`.
@@ -109,9 +118,26 @@ public struct UnitArchive: Sendable {
         }
         var found: [UnitRecord] = []
         for (name, units) in byShard.sorted(by: { $0.key < $1.key }) {
-            // The index rules out the names the shard does not hold without reading it.
-            let wanted = indexedUnits(units, inShard: name) ?? units
-            guard !wanted.isEmpty, let bytes = try read(name) else { continue }
+            let path = directory + "/" + name
+            let fd: CInt
+            do {
+                fd = try Posix.openFile(path, flags: O_RDONLY)
+            } catch where error.errno == ENOENT {
+                continue
+            } catch {
+                throw .io(path: path, operation: "open", errno: error.errno)
+            }
+            defer { Posix.closeIgnoringErrors(fd) }
+            // A large shard's index rules out the names it does not hold without reading it; a small one is read
+            // whole at once, for fewer system calls than its index would take.
+            let wanted = indexedUnits(units, inShard: name, open: fd) ?? units
+            guard !wanted.isEmpty else { continue }
+            let bytes: [UInt8]
+            do {
+                bytes = try Posix.readAll(fd, limit: Self.maximumShardSize)
+            } catch {
+                throw .io(path: path, operation: "read", errno: error.errno)
+            }
             for unit in wanted {
                 if let record = Self.newestRecord(of: unit, in: bytes) { found.append(record) }
             }

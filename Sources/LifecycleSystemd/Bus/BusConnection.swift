@@ -52,12 +52,7 @@ public final class BusConnection {
     ///   - thread: The bus thread; this initializer must run on it.
     /// - Throws: ``SystemdError`` if the connection cannot be set up.
     public init(address: BusAddress, description: String, thread: BusThread) throws(SystemdError) {
-        guard !thread.isTerminated else {
-            throw SystemdError(
-                errno: ENOTCONN, operation: "connect to the \(address)", message: "The bus thread has ended"
-            )
-        }
-        thread.checkIsolated()
+        try Self.checkUsable(thread, connectingTo: address)
         var raw: OpaquePointer?
         switch address {
         case .system:
@@ -90,12 +85,7 @@ public final class BusConnection {
     /// socket), `sd_bus_set_bus_client(3)`, `sd_bus_negotiate_fds(3)` (no unix fds: none is ever passed here) and
     /// `sd_bus_start(3)`. The socket connects at once; authentication and `Hello()` complete in the poll loop.
     init(relaying address: BusAddress, description: String, thread: BusThread) throws(SystemdError) {
-        guard !thread.isTerminated else {
-            throw SystemdError(
-                errno: ENOTCONN, operation: "connect to the \(address)", message: "The bus thread has ended"
-            )
-        }
-        thread.checkIsolated()
+        try Self.checkUsable(thread, connectingTo: address)
         let (relay, input, output) = try BusRelay.connect(to: try BusSocketAddress.resolve(address))
         var raw: OpaquePointer?
         do throws(SystemdError) {
@@ -125,6 +115,16 @@ public final class BusConnection {
         self.thread = thread
         self.address = address
         thread.attach(self)
+    }
+
+    /// A connection is made on its running bus thread.
+    private static func checkUsable(_ thread: BusThread, connectingTo address: BusAddress) throws(SystemdError) {
+        guard !thread.isTerminated else {
+            throw SystemdError(
+                errno: ENOTCONN, operation: "connect to the \(address)", message: "The bus thread has ended"
+            )
+        }
+        thread.checkIsolated()
     }
 
     deinit {
