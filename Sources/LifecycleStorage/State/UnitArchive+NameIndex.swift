@@ -52,7 +52,8 @@ extension UnitArchive {
     /// ``indexedShardSize`` gets none.
     func indexAppend(_ appended: [UInt8], toShard name: String, shardFD: CInt, size: Int) {
         // A shard read whole needs no index: the append that makes it larger makes the index from all of it.
-        guard size + appended.count > indexedShardSize else { return }
+        // Nor does one too large to be read (``maximumShardSize``): its index would not be made from it.
+        guard size + appended.count > indexedShardSize, size <= Self.maximumShardSize else { return }
         let added = ArchiveNameIndex.hashes(ofLinesIn: appended)
         do throws(SystemCallError) {
             let inode = UInt64(try Posix.status(of: shardFD).st_ino)

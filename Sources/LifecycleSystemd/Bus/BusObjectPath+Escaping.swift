@@ -51,7 +51,8 @@ extension BusObjectPath {
         }
     }
 
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
+    /// The value of one hex digit, either case; nil for any other byte. Bus addresses escape with it too.
+    static func hexValue(_ digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10

@@ -77,19 +77,12 @@ struct BusSocketAddress: Equatable {
                 bytes.append(byte)
                 continue
             }
-            guard let high = utf8.next().flatMap(hexValue), let low = utf8.next().flatMap(hexValue) else { return nil }
+            guard let high = utf8.next().flatMap(BusObjectPath.hexValue),
+                  let low = utf8.next().flatMap(BusObjectPath.hexValue)
+            else { return nil }
             bytes.append(high << 4 | low)
         }
         return bytes.isEmpty ? nil : bytes
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// A non-blocking stream socket connected to this address.
