@@ -235,7 +235,7 @@ extension LifecycleDaemon {
             let source = try SystemdUnitSource(
                 address: options.bus(core.configuration), patterns: patterns, thread: thread, logger: logger,
                 eventHandler: { [unowned self] event in
-                    // On the loop's thread, inside sd_bus_process, as each signal is processed: to the core at once.
+                    // On the loop's thread, as the bus relay reads each signal: to the core at once.
                     guard let next = DaemonInput(event) else { return }
                     self.assumeIsolated { $0.take(next) }
                 }

@@ -12,8 +12,8 @@ import Logging
 /// each signal and reply into plain values, hands them to the machine as inputs, and performs the effects the machine
 /// returns, in order (``SystemdUnitSource/perform(_:)``).
 ///
-/// Replies come back as inputs as they arrive, inside `sd_bus_process`, in their order relative to signals: the
-/// machine merges both in that order.
+/// Replies come back as inputs as they arrive, inside `sd_bus_process`, and signals as the bus relay reads them
+/// (docs/architecture.md, "The bus relay"), in the order the bus daemon sent them: the machine merges both so.
 ///
 /// Call ``stop()`` when done: it closes the connection and ends the thread when the source started it.
 public actor SystemdUnitSource {
