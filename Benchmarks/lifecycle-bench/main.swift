@@ -157,9 +157,11 @@ func benchLookup(records: Int) {
     }
     let whole = median()
     // One more unit of the same shard, archived: the append makes the index from the whole shard.
-    let neighbour = (0...).lazy.map { "run-v\($0).service" }.first { archive.shardPath(of: $0) == archive.shardPath(of: missing) }!
+    let shard = archive.shardPath(of: missing)
+    let neighbour = (0...).lazy.map { "run-v\($0).service" }.first { archive.shardPath(of: $0) == shard }!
     let appendStart = now()
-    try! archive.append([UnitRecord(unit: neighbour, state: UnitState(), invocationID: nil, runEnded: true, sequence: 1)])
+    let record = UnitRecord(unit: neighbour, state: UnitState(), invocationID: nil, runEnded: true, sequence: 1)
+    try! archive.append([record])
     let appendMilliseconds = String(format: "%.1f", (now() - appendStart) * 1e3)
     let indexed = median()
     let size = (try? FileManager.default.attributesOfItem(atPath: archive.shardPath(of: missing))[.size] as? Int) ?? 0

@@ -12,7 +12,10 @@ struct UnitArchiveNameIndexTests {
     func record(_ unit: String, sequence: UInt64) -> UnitRecord {
         var state = UnitState()
         state.totalLaunchCount = Int(sequence)
-        return UnitRecord(unit: unit, state: state, invocationID: String(repeating: "b", count: 32), runEnded: true, sequence: sequence)
+        return UnitRecord(
+            unit: unit, state: state, invocationID: String(repeating: "b", count: 32), runEnded: true,
+            sequence: sequence
+        )
     }
 
     func line(_ record: UnitRecord) -> [UInt8] {
@@ -88,7 +91,9 @@ struct UnitArchiveNameIndexTests {
         let archive = UnitArchive(stateDirectory: directory.path, indexedShardSize: seed % 2 == 0 ? 0 : 1_500)
         // Names of two shards, so that they share files; and names never archived, of the same shards.
         let first = archive.shardPath(of: "unit-0.service")
-        let second = try #require((1...10_000).lazy.map { "unit-\($0).service" }.map(archive.shardPath(of:)).first { $0 != first })
+        let second = try #require(
+            (1...10_000).lazy.map { "unit-\($0).service" }.map(archive.shardPath(of:)).first { $0 != first }
+        )
         let names = (0...20_000).lazy.map { "unit-\($0).service" }
             .filter { [first, second].contains(archive.shardPath(of: $0)) }
         let pool = Array(names.prefix(12))

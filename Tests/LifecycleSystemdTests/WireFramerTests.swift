@@ -10,8 +10,8 @@ struct WireFramerTests {
 
     static func message(serial: UInt32, payload: Int) -> [UInt8] {
         WireWriter.message(
-            serial: serial, path: "/org/freedesktop/systemd1/unit/u\(serial)", interface: "org.freedesktop.DBus.Properties",
-            member: "PropertiesChanged", signature: "s"
+            serial: serial, path: "/org/freedesktop/systemd1/unit/u\(serial)",
+            interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged", signature: "s"
         ) { $0.string(String(repeating: "x", count: payload)) }
     }
 

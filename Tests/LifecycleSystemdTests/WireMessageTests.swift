@@ -35,7 +35,9 @@ struct WireMessageTests {
                     }
                 }
                 map.property("SubState", "s") { $0.string("running") }
-                map.property("Nested", "v") { outer in outer.variant("v") { $0.variant("q") { $0.byte(1); $0.byte(2) } } }
+                map.property("Nested", "v") { outer in
+                    outer.variant("v") { $0.variant("q") { $0.byte(1); $0.byte(2) } }
+                }
                 map.property("InvocationID", "ay") { value in
                     value.array(alignment: 1) { $0.bytes.append(contentsOf: invocation) }
                 }
@@ -174,7 +176,9 @@ struct WireMessageTests {
     func length() throws {
         let whole = Self.unitSignal(bigEndian: true)
         let lengths = try whole.withUnsafeBytes { raw in
-            try [15, 16].map { try WireMessage.length(ofMessageStartingWith: UnsafeRawBufferPointer(rebasing: raw[..<$0])) }
+            try [15, 16].map {
+                try WireMessage.length(ofMessageStartingWith: UnsafeRawBufferPointer(rebasing: raw[..<$0]))
+            }
         }
         #expect(lengths == [nil, whole.count])
         for (index, byte) in [(0, UInt8(ascii: "x")), (3, UInt8(2))] {

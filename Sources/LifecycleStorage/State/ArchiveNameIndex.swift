@@ -132,7 +132,9 @@ struct ArchiveNameIndex: Equatable {
         coverage = header
         let count = (bytes.count - Self.headerSize) / 8
         hashes = bytes.withUnsafeBytes { raw in
-            (0..<count).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: Self.headerSize + 8 * $0, as: UInt64.self)) }
+            (0..<count).map {
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: Self.headerSize + 8 * $0, as: UInt64.self))
+            }
         }
     }
 

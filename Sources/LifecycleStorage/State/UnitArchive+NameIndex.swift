@@ -16,7 +16,9 @@ extension UnitArchive {
     /// says so); nil when the shard is small, or no index covers it: the shard must then be read.
     func indexedUnits(_ units: [String], inShard name: String, open fd: CInt) -> [String]? {
         guard let info = try? Posix.status(of: fd), Int(info.st_size) > indexedShardSize,
-              let shard = try? Self.coverage(of: fd, inode: UInt64(info.st_ino), size: Int(info.st_size), appending: []),
+              let shard = try? Self.coverage(
+                  of: fd, inode: UInt64(info.st_ino), size: Int(info.st_size), appending: []
+              ),
               let index = try? readIndex(ofShard: name),
               let held = ArchiveNameIndex.holds(units.map(ArchiveNameIndex.hash(of:)), in: index, shard: shard)
         else { return nil }
@@ -73,7 +75,8 @@ extension UnitArchive {
                 // Made again: the whole shard's names and the new ones, covering nothing until the end.
                 let shard = try Posix.read(shardFD, count: size, at: 0)
                 let index = ArchiveNameIndex(
-                    coverage: .init(inode: 0, size: 0, tail: 0), hashes: ArchiveNameIndex.hashes(ofLinesIn: shard) + added
+                    coverage: .init(inode: 0, size: 0, tail: 0),
+                    hashes: ArchiveNameIndex.hashes(ofLinesIn: shard) + added
                 )
                 try Posix.truncate(fd, to: 0)
                 try Posix.write(fd, index.bytes, at: 0)

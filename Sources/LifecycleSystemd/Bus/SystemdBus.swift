@@ -40,8 +40,9 @@ public actor SystemdBus {
         try await connect(address, description: description, thread: thread, isRelayed: false)
     }
 
-    /// Connects; with `isRelayed`, through the bus relay the unit source uses (``BusConnection/init(relaying:description:thread:)``),
-    /// which passes every message to sd-bus here: its tests run the same calls both ways.
+    /// Connects; with `isRelayed`, through the bus relay the unit source uses
+    /// (``BusConnection/init(relaying:description:thread:)``), which passes every message to sd-bus here: its tests
+    /// run the same calls both ways.
     static func connect(
         _ address: BusAddress, description: String, thread: BusThread?, isRelayed: Bool
     ) async throws(SystemdError) -> SystemdBus {

@@ -21,9 +21,9 @@ struct BusPropertyNames: Sendable {
     /// The index in ``names`` of the wanted name equal to `name`, or nil.
     func index(of name: UnsafeRawBufferPointer) -> Int? {
         for (index, wanted) in utf8Names.enumerated() where wanted.count == name.count {
-            if wanted.isEmpty || wanted.withUnsafeBytes({ memcmp($0.baseAddress!, name.baseAddress!, name.count) }) == 0 {
-                return index
-            }
+            let isEqual = wanted.isEmpty
+                || wanted.withUnsafeBytes { memcmp($0.baseAddress!, name.baseAddress!, name.count) } == 0
+            if isEqual { return index }
         }
         return nil
     }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Glibc
+
 /// Cuts the bytes read from a bus socket into what came: the bus daemon's authentication lines, then whole messages
 /// (docs/architecture.md, "The bus relay"). Pure: the relay reads into the buffer's spare room with
 /// ``receive(_:)``.
@@ -65,8 +67,9 @@ struct WireFramer {
     private mutating func spareCapacity(minimum: Int = 4_096) throws(SystemdError) -> Range<Int> {
         if start > 0 {
             if end > start {
+                // The bytes left may overlap where they go: memmove.
                 buffer.withUnsafeMutableBytes { raw in
-                    raw.baseAddress!.copyMemory(from: raw.baseAddress! + start, byteCount: end - start)
+                    _ = memmove(raw.baseAddress!, raw.baseAddress! + start, end - start)
                 }
             }
             end -= start
