@@ -68,14 +68,20 @@ struct BusThreadTests {
         let actor = PinnedActor(thread: thread)
         let seen = Flag()
         try await actor.watch(SIGUSR2, seen: seen)
-        // A job on the thread that queues the next until the signal is seen, for at most 2 s: the loop always has a
-        // job to run.
-        let deadline = BusThread.monotonicMicroseconds() + 2_000_000
+        // A job on the thread that queues the next until the signal is seen, for at most 2 s after it was sent: the
+        // loop always has a job to run. (The 2 s count from the signal, not from the spinner's start: on a loaded
+        // machine the test's own sleep may take longer than that.)
+        let sentAt = Atomic<UInt64>(0)
         let spinner = Task(executorPreference: thread) {
-            while !seen.isSet, BusThread.monotonicMicroseconds() < deadline { await Task.yield() }
+            while !seen.isSet {
+                let sent = sentAt.load(ordering: .acquiring)
+                if sent != 0, BusThread.monotonicMicroseconds() > sent + 2_000_000 { break }
+                await Task.yield()
+            }
             return seen.isSet
         }
         try await Task.sleep(for: .milliseconds(50))
+        sentAt.store(BusThread.monotonicMicroseconds(), ordering: .releasing)
         kill(getpid(), SIGUSR2)
         #expect(await spinner.value, "the signal was read while jobs kept coming")
         await thread.shutdown()
