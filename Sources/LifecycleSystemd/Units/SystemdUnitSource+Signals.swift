@@ -10,37 +10,32 @@ extension SystemdUnitSource {
     /// Takes one of the signals the match rules ask for (``SystemdNames/matchRules``), on the bus thread; returns
     /// false for any other message, which sd-bus then processes.
     func take(_ message: WireMessage) -> Bool {
-        guard message.type == WireMessage.signalType else { return false }
+        guard let kind = Self.watchedSignal(message) else { return false }
+        guard machine.isRunning else { return true }
         do throws(SystemdError) {
-            if message.isSignal(SystemdNames.propertiesInterface, "PropertiesChanged") {
-                guard machine.isRunning else { return true }
+            switch kind {
+            case .propertiesChanged:
                 try propertiesChanged(message)
-            } else if message.isSignal(SystemdNames.managerInterface, "UnitRemoved", path: SystemdNames.managerPath) {
-                guard machine.isRunning else { return true }
+            case .unitRemoved:
                 var body = try message.body("so")
                 handle(.unitRemoved(try body.string()))
-            } else if message.isSignal(SystemdNames.managerInterface, "JobRemoved", path: SystemdNames.managerPath) {
-                guard machine.isRunning else { return true }
+            case .jobRemoved:
                 var body = try message.body("uoss")
                 let jobID = try body.uint32()
                 _ = try body.stringBytes()
                 let name = try body.string()
                 let result = try body.string()
                 handle(.jobRemoved(unit: name, jobID: jobID, result: result))
-            } else if message.isSignal(SystemdNames.managerInterface, "Reloading", path: SystemdNames.managerPath) {
-                guard machine.isRunning else { return true }
+            case .reloading:
                 var body = try message.body("b")
                 handle(.reloading(try body.bool()))
-            } else if message.isSignal(SystemdNames.dbusInterface, "NameOwnerChanged", path: SystemdNames.dbusPath) {
-                guard machine.isRunning else { return true }
+            case .nameOwnerChanged:
                 var body = try message.body("sss")
                 let name = try body.string()
                 let oldOwner = try body.string()
                 let newOwner = try body.string()
                 guard name == SystemdNames.busName else { return true }
                 handle(.nameOwnerChanged(oldOwner: oldOwner, newOwner: newOwner))
-            } else {
-                return false
             }
         } catch {
             logger.warning("Failed to parse a signal", metadata: [
@@ -102,6 +97,23 @@ extension SystemdUnitSource {
     private func takeHeldTypeSignal(of name: String) {
         guard let values = heldTypeSignals.removeValue(forKey: name) else { return }
         handle(.propertiesChanged(unit: name, .type(values)))
+    }
+
+    /// The signals the match rules ask for.
+    private enum WatchedSignal { case propertiesChanged, unitRemoved, jobRemoved, reloading, nameOwnerChanged }
+
+    /// Which of the watched signals `message` is; nil for any other message.
+    private static func watchedSignal(_ message: WireMessage) -> WatchedSignal? {
+        guard message.type == WireMessage.signalType else { return nil }
+        if message.isSignal(SystemdNames.propertiesInterface, "PropertiesChanged") { return .propertiesChanged }
+        let manager = SystemdNames.managerInterface, path = SystemdNames.managerPath
+        if message.isSignal(manager, "UnitRemoved", path: path) { return .unitRemoved }
+        if message.isSignal(manager, "JobRemoved", path: path) { return .jobRemoved }
+        if message.isSignal(manager, "Reloading", path: path) { return .reloading }
+        if message.isSignal(SystemdNames.dbusInterface, "NameOwnerChanged", path: SystemdNames.dbusPath) {
+            return .nameOwnerChanged
+        }
+        return nil
     }
 
     /// Which of a unit's interfaces a `PropertiesChanged` is about.
