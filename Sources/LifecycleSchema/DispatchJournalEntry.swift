@@ -106,6 +106,8 @@ public struct DispatchJournalEntry: Sendable, Equatable {
     private struct PayloadMember {
         let key: String
         let fieldName: String?
+        /// A data point's place in sorted order (``PayloadKeyNames/Names/rank``); 0 for custom data.
+        let rank: Int
         let value: Value
 
         enum Value {
@@ -138,21 +140,41 @@ public struct DispatchJournalEntry: Sendable, Equatable {
 
     /// `dispatch.payload` (the lifecycle data points, custom data winning), as members sorted by key: the order of
     /// `LIFECYCLE_PAYLOAD` and of the per-key fields. Built without the dictionary, whose keys would be hashed,
-    /// sorted and looked up again.
+    /// sorted and looked up again. The data points are put in order by their rank, the custom data (a few keys, most
+    /// often none) by their keys, and the two merged: the texts of a churn run's twenty-odd data points are not
+    /// compared with each other.
     private static func sortedPayload(of dispatch: Dispatch) -> [PayloadMember] {
-        var members: [PayloadMember] = []
-        members.reserveCapacity(32 + dispatch.customData.count)
-        let custom = dispatch.customData
-        let mayReplace = dispatch.customDataMayReplaceLifecycle
+        var lifecycle: [PayloadMember] = []
+        lifecycle.reserveCapacity(LifecycleData.Key.allCases.count)
         dispatch.lifecycle?.forEachField { key, field in
             let names = PayloadKeyNames.names(of: key)
-            if mayReplace, custom[names.key] != nil { return }
-            members.append(PayloadMember(key: names.key, fieldName: names.fieldName, value: .lifecycle(field)))
+            lifecycle.append(
+                PayloadMember(key: names.key, fieldName: names.fieldName, rank: names.rank, value: .lifecycle(field))
+            )
         }
-        for (key, value) in custom {
-            members.append(PayloadMember(key: key, fieldName: nil, value: .custom(value)))
+        lifecycle.sort { $0.rank < $1.rank }
+        guard !dispatch.customData.isEmpty else { return lifecycle }
+        let custom = dispatch.customData.map {
+            PayloadMember(key: $0.key, fieldName: nil, rank: 0, value: .custom($0.value))
+        }.sorted { $0.key < $1.key }
+        var members: [PayloadMember] = []
+        members.reserveCapacity(lifecycle.count + custom.count)
+        var nextLifecycle = 0
+        for member in custom {
+            // The data points before it, found by halving: a custom key is compared with five of them, not all.
+            var end = lifecycle.count
+            var start = nextLifecycle
+            while start < end {
+                let middle = (start + end) / 2
+                if lifecycle[middle].key < member.key { start = middle + 1 } else { end = middle }
+            }
+            members.append(contentsOf: lifecycle[nextLifecycle..<start])
+            nextLifecycle = start
+            // Only custom data under a data point's key can equal it: the custom value wins.
+            if nextLifecycle < lifecycle.count, lifecycle[nextLifecycle].key == member.key { nextLifecycle += 1 }
+            members.append(member)
         }
-        members.sort { $0.key < $1.key }
+        members.append(contentsOf: lifecycle[nextLifecycle...])
         return members
     }
 

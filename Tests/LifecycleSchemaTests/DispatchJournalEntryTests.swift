@@ -309,6 +309,13 @@ struct DispatchJournalEntryTests {
         ["unit": .string("u"), "event": .string("e"), "lifecycle_payload": .string("p"), "sequence": .int(9)],
         ["é": .int(1), "naïve-é": .int(2), "ß": .bool(true), "a\r\nb": .null, "MESSAGE": .string("m")],
         ["zzz": .array([.int(1), .object(["b": .int(1), "a": .int(2)])]), "aaa": .double(1.5)],
+        // Next to every data point's key, on both sides, and on it: custom keys merged in at every place.
+        Dictionary(
+            LifecycleData.Key.allCases.flatMap { key in
+                [String(key.description.dropLast()), key.description, key.description + "0"].map { ($0, JSONValue.int(7)) }
+            },
+            uniquingKeysWith: { first, _ in first }
+        ),
     ]
 
     /// The entry's payload and per-key fields against the plain construction from `Dispatch.payload`: the dictionary

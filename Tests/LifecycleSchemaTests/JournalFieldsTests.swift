@@ -73,4 +73,21 @@ struct JournalFieldsTests {
         journal.writeCoded(to: &appended)
         #expect(appended.string.hasSuffix(#",["LATE","{\"quoted\":\"yes\"}"]]"#))
     }
+
+    /// The coded form is written through a pointer, not with ``JSONWriter``: it is the array of `[name, value]`
+    /// pairs the writer makes of the same strings, byte for byte, whatever they hold.
+    @Test func codesAsTheWriterWritesAnArrayOfPairs() {
+        var control = ""
+        for scalar in UInt8(0)..<0x80 { control.unicodeScalars.append(Unicode.Scalar(scalar)) }
+        let fields = Self.fields + [
+            ("EVERY_ASCII", control), ("QUOTES", String(repeating: #"\"{}"#, count: 300)), ("", "é\\u0000\u{1F600}"),
+        ]
+        var journal = JournalFields(fields)
+        journal.finish()
+        var coded = JSONWriter()
+        journal.writeCoded(to: &coded)
+        var written = JSONWriter()
+        written.value(.array(fields.map { .array([.string($0.name), .string($0.value)]) }))
+        #expect(coded.string == written.string)
+    }
 }

@@ -53,38 +53,107 @@ public struct LifecycleData: Sendable, Equatable {
         }
     }
 
-    /// Calls `body` with every present data point, in a fixed order, under its reference key.
-    public func forEachField(_ body: (StaticString, Field) throws -> Void) rethrows {
-        if let type { try body("lifecycle_type", .event(type)) }
-        try body("lifecycle_dayofweek_local", .int(Int64(dayOfWeekLocal)))
-        try body("lifecycle_hourofday_local", .int(Int64(hourOfDayLocal)))
-        if let daysSinceLaunch { try body("lifecycle_dayssincelaunch", .int(daysSinceLaunch)) }
-        if let daysSinceLastWake { try body("lifecycle_dayssincelastwake", .int(daysSinceLastWake)) }
-        if let daysSinceUpdate { try body("lifecycle_dayssinceupdate", .int(daysSinceUpdate)) }
-        if let firstLaunchDate {
-            try body("lifecycle_firstlaunchdate", .isoDate(firstLaunchDate))
-            try body("lifecycle_firstlaunchdate_MMDDYYYY", .monthDayYear(firstLaunchDate))
+    /// A data point's key: its case and its text, the reference's (`lifecycle_launchcount`). The cases come in the
+    /// order ``forEachField(_:)`` gives them, so that what is made once per key (a journal field's name, its place in
+    /// sorted order) is kept in a table by ``rawValue``.
+    public enum Key: Int, CaseIterable, Sendable, CustomStringConvertible {
+        case type
+        case dayOfWeekLocal
+        case hourOfDayLocal
+        case daysSinceLaunch
+        case daysSinceLastWake
+        case daysSinceUpdate
+        case firstLaunchDate
+        case firstLaunchDateMonthDayYear
+        case lastLaunchDate
+        case lastWakeDate
+        case lastSleepDate
+        case updateLaunchDate
+        case launchCount
+        case wakeCount
+        case sleepCount
+        case totalLaunchCount
+        case totalWakeCount
+        case totalSleepCount
+        case totalCrashCount
+        case totalSecondsAwake
+        case secondsAwake
+        case priorSecondsAwake
+        case isFirstLaunch
+        case isFirstLaunchUpdate
+        case isFirstWakeToday
+        case isFirstWakeMonth
+        case didDetectCrash
+        case autotracked
+
+        public var name: StaticString {
+            switch self {
+            case .type: "lifecycle_type"
+            case .dayOfWeekLocal: "lifecycle_dayofweek_local"
+            case .hourOfDayLocal: "lifecycle_hourofday_local"
+            case .daysSinceLaunch: "lifecycle_dayssincelaunch"
+            case .daysSinceLastWake: "lifecycle_dayssincelastwake"
+            case .daysSinceUpdate: "lifecycle_dayssinceupdate"
+            case .firstLaunchDate: "lifecycle_firstlaunchdate"
+            case .firstLaunchDateMonthDayYear: "lifecycle_firstlaunchdate_MMDDYYYY"
+            case .lastLaunchDate: "lifecycle_lastlaunchdate"
+            case .lastWakeDate: "lifecycle_lastwakedate"
+            case .lastSleepDate: "lifecycle_lastsleepdate"
+            case .updateLaunchDate: "lifecycle_updatelaunchdate"
+            case .launchCount: "lifecycle_launchcount"
+            case .wakeCount: "lifecycle_wakecount"
+            case .sleepCount: "lifecycle_sleepcount"
+            case .totalLaunchCount: "lifecycle_totallaunchcount"
+            case .totalWakeCount: "lifecycle_totalwakecount"
+            case .totalSleepCount: "lifecycle_totalsleepcount"
+            case .totalCrashCount: "lifecycle_totalcrashcount"
+            case .totalSecondsAwake: "lifecycle_totalsecondsawake"
+            case .secondsAwake: "lifecycle_secondsawake"
+            case .priorSecondsAwake: "lifecycle_priorsecondsawake"
+            case .isFirstLaunch: "lifecycle_isfirstlaunch"
+            case .isFirstLaunchUpdate: "lifecycle_isfirstlaunchupdate"
+            case .isFirstWakeToday: "lifecycle_isfirstwaketoday"
+            case .isFirstWakeMonth: "lifecycle_isfirstwakemonth"
+            case .didDetectCrash: "lifecycle_diddetectcrash"
+            case .autotracked: "autotracked"
+            }
         }
-        if let lastLaunchDate { try body("lifecycle_lastlaunchdate", .isoDate(lastLaunchDate)) }
-        if let lastWakeDate { try body("lifecycle_lastwakedate", .isoDate(lastWakeDate)) }
-        if let lastSleepDate { try body("lifecycle_lastsleepdate", .isoDate(lastSleepDate)) }
-        if let updateLaunchDate { try body("lifecycle_updatelaunchdate", .isoDate(updateLaunchDate)) }
-        try body("lifecycle_launchcount", .int(Int64(launchCount)))
-        try body("lifecycle_wakecount", .int(Int64(wakeCount)))
-        try body("lifecycle_sleepcount", .int(Int64(sleepCount)))
-        try body("lifecycle_totallaunchcount", .int(Int64(totalLaunchCount)))
-        try body("lifecycle_totalwakecount", .int(Int64(totalWakeCount)))
-        try body("lifecycle_totalsleepcount", .int(Int64(totalSleepCount)))
-        try body("lifecycle_totalcrashcount", .int(Int64(totalCrashCount)))
-        try body("lifecycle_totalsecondsawake", .int(totalSecondsAwake))
-        if let secondsAwake { try body("lifecycle_secondsawake", .int(secondsAwake)) }
-        if let priorSecondsAwake { try body("lifecycle_priorsecondsawake", .int(priorSecondsAwake)) }
-        if isFirstLaunch { try body("lifecycle_isfirstlaunch", .bool(true)) }
-        if isFirstLaunchUpdate { try body("lifecycle_isfirstlaunchupdate", .bool(true)) }
-        if isFirstWakeToday { try body("lifecycle_isfirstwaketoday", .bool(true)) }
-        if isFirstWakeMonth { try body("lifecycle_isfirstwakemonth", .bool(true)) }
-        if didDetectCrash { try body("lifecycle_diddetectcrash", .bool(true)) }
-        if autotracked { try body("autotracked", .bool(true)) }
+
+        public var description: String { name.description }
+    }
+
+    /// Calls `body` with every present data point, in a fixed order, under its reference key.
+    public func forEachField(_ body: (Key, Field) throws -> Void) rethrows {
+        if let type { try body(.type, .event(type)) }
+        try body(.dayOfWeekLocal, .int(Int64(dayOfWeekLocal)))
+        try body(.hourOfDayLocal, .int(Int64(hourOfDayLocal)))
+        if let daysSinceLaunch { try body(.daysSinceLaunch, .int(daysSinceLaunch)) }
+        if let daysSinceLastWake { try body(.daysSinceLastWake, .int(daysSinceLastWake)) }
+        if let daysSinceUpdate { try body(.daysSinceUpdate, .int(daysSinceUpdate)) }
+        if let firstLaunchDate {
+            try body(.firstLaunchDate, .isoDate(firstLaunchDate))
+            try body(.firstLaunchDateMonthDayYear, .monthDayYear(firstLaunchDate))
+        }
+        if let lastLaunchDate { try body(.lastLaunchDate, .isoDate(lastLaunchDate)) }
+        if let lastWakeDate { try body(.lastWakeDate, .isoDate(lastWakeDate)) }
+        if let lastSleepDate { try body(.lastSleepDate, .isoDate(lastSleepDate)) }
+        if let updateLaunchDate { try body(.updateLaunchDate, .isoDate(updateLaunchDate)) }
+        try body(.launchCount, .int(Int64(launchCount)))
+        try body(.wakeCount, .int(Int64(wakeCount)))
+        try body(.sleepCount, .int(Int64(sleepCount)))
+        try body(.totalLaunchCount, .int(Int64(totalLaunchCount)))
+        try body(.totalWakeCount, .int(Int64(totalWakeCount)))
+        try body(.totalSleepCount, .int(Int64(totalSleepCount)))
+        try body(.totalCrashCount, .int(Int64(totalCrashCount)))
+        try body(.totalSecondsAwake, .int(totalSecondsAwake))
+        if let secondsAwake { try body(.secondsAwake, .int(secondsAwake)) }
+        if let priorSecondsAwake { try body(.priorSecondsAwake, .int(priorSecondsAwake)) }
+        if isFirstLaunch { try body(.isFirstLaunch, .bool(true)) }
+        if isFirstLaunchUpdate { try body(.isFirstLaunchUpdate, .bool(true)) }
+        if isFirstWakeToday { try body(.isFirstWakeToday, .bool(true)) }
+        if isFirstWakeMonth { try body(.isFirstWakeMonth, .bool(true)) }
+        if didDetectCrash { try body(.didDetectCrash, .bool(true)) }
+        if autotracked { try body(.autotracked, .bool(true)) }
     }
 }
 

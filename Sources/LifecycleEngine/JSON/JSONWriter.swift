@@ -21,6 +21,9 @@ public struct JSONWriter: Sendable {
     /// Appends JSON written before, as it is.
     public mutating func append(json: [UInt8]) { bytes.append(contentsOf: json) }
 
+    /// Appends JSON written before, as it is.
+    public mutating func append(json: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: json) }
+
     /// Appends `byte` `count` times.
     public mutating func repeating(_ byte: UInt8, count: Int) {
         bytes.append(contentsOf: repeatElement(byte, count: count))
@@ -81,21 +84,45 @@ public struct JSONWriter: Sendable {
     /// Writes valid UTF-8 as a quoted, escaped string.
     public mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
-        // Runs of bytes that need no escape are copied whole; most strings are one run.
-        var runStart = 0
-        var offset = Self.firstToEscape(in: utf8, from: 0)
-        while offset < utf8.count {
-            if runStart < offset {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<offset]))
+        var start = Self.firstToEscape(in: utf8, from: 0)
+        if start > 0 { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<start])) }
+        if start < utf8.count {
+            // A payload has a quote every few bytes: it is escaped into a buffer of its own and appended a few
+            // kilobytes at a time; an array's append for each run and each escape cost more than the escaping
+            // (docs/PERFORMANCE.md, "Fewer instructions per run, fifth round").
+            let pieceLength = Swift.min(utf8.count - start, 4_096)
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.escapedCapacity(pieceLength)) { buffer in
+                while start < utf8.count {
+                    let end = Swift.min(start + pieceLength, utf8.count)
+                    let piece = UnsafeBufferPointer(rebasing: utf8[start..<end])
+                    let count = Self.writeEscaped(piece, to: buffer.baseAddress!)
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: count))
+                    start = end
+                }
             }
-            escape(utf8[offset])
-            runStart = offset + 1
-            offset = Self.firstToEscape(in: utf8, from: runStart)
-        }
-        if runStart < utf8.count {
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The most bytes `count` bytes of a string take escaped (six for a control character).
+    public static func escapedCapacity(_ count: Int) -> Int { 6 * count }
+
+    /// Writes valid UTF-8 escaped, without quotes, at `destination`, which has room for ``escapedCapacity(_:)`` bytes;
+    /// returns how many bytes it wrote. Runs that need no escape are copied whole; most strings are one run.
+    public static func writeEscaped(
+        _ utf8: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        guard let base = utf8.baseAddress else { return 0 }
+        var out = destination
+        var runStart = 0
+        while true {
+            let offset = firstToEscape(in: utf8, from: runStart)
+            out.initialize(from: base + runStart, count: offset - runStart)
+            out += offset - runStart
+            guard offset < utf8.count else { return out - destination }
+            out += escape(utf8[offset], to: out)
+            runStart = offset + 1
+        }
     }
 
     /// The index of the first byte at or after `start` that needs an escape (a control character, `"` or `\`), or
@@ -130,20 +157,27 @@ public struct JSONWriter: Sendable {
         return below | equal != 0
     }
 
-    private mutating func escape(_ byte: UInt8) {
+    /// Writes the escape of `byte` at `destination`; returns its length.
+    private static func escape(_ byte: UInt8, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        destination[0] = UInt8(ascii: "\\")
         switch byte {
-        case 0x22, 0x5C:
-            bytes.append(UInt8(ascii: "\\"))
-            bytes.append(byte)
-        case 0x0A: raw("\\n")
-        case 0x0D: raw("\\r")
-        case 0x09: raw("\\t")
+        case 0x22, 0x5C: destination[1] = byte
+        case 0x0A: destination[1] = UInt8(ascii: "n")
+        case 0x0D: destination[1] = UInt8(ascii: "r")
+        case 0x09: destination[1] = UInt8(ascii: "t")
         default:
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
-            raw("\\u00")
-            bytes.append(hex[Int(byte >> 4)])
-            bytes.append(hex[Int(byte & 0x0F)])
+            destination[1] = UInt8(ascii: "u")
+            destination[2] = UInt8(ascii: "0")
+            destination[3] = UInt8(ascii: "0")
+            destination[4] = hexDigit(byte >> 4)
+            destination[5] = hexDigit(byte & 0x0F)
+            return 6
         }
+        return 2
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     public mutating func value(_ value: JSONValue) {

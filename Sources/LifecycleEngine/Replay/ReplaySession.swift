@@ -77,7 +77,7 @@ public struct ReplaySession {
             if !first { out.byte(UInt8(ascii: ",")) }
             first = false
             out.byte(UInt8(ascii: "\""))
-            out.raw(key)
+            out.raw(key.name)
             out.raw("\":")
             out.field(field)
         }
