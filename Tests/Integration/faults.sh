@@ -1710,6 +1710,62 @@ test_archive_gone_units() {
     c_exec systemctl reload lifecycled.service
 }
 
+# The archive's index of names (docs/PERFORMANCE.md, "A new name's look in the archive, with an index of names"): the
+# append that takes a shard past 64 KiB writes NN.names beside it, and a look for a name reads the index first. A name
+# it holds comes back with its record. A line appended without the index (as a crash between the two, or an older
+# lifecycled, leaves it) makes the index cover nothing: the shard is read whole, and that unit comes back too. The next
+# append makes the index again, from the whole shard.
+# index_covers FILE SHARD: FILE names as many lines as SHARD holds, of SHARD's inode (its header: docs there).
+index_covers() {
+    local entries inode
+    entries=$((($(c_exec stat -c %s "$1") - 32) / 8))
+    inode=$(c_exec od -An -t u8 -j 8 -N 8 "$1" | tr -d ' ')
+    [[ $entries == $(c_exec grep -c . "$2") && $inode == $(c_exec stat -c %i "$2") ]]
+}
+
+test_archive_name_index() {
+    local unit=lc-sleep@indexed.service shard index size held late
+    c_exec systemctl start "$unit"
+    wait_dispatches "$unit" 1
+    c_exec systemctl stop "$unit"
+    wait_dispatches "$unit" 2
+    wait_for "$WAIT" nothing_pending "$unit" || fail "dispatches of $unit still pending: $(pending_count "$unit")"
+    # 101 records of units in the unit's shard: 100 put in it now, the last appended later without the index.
+    c_exec cat "$UNITS_DIR/$unit.json" | "$(dirname "${BASH_SOURCE[0]}")/lib/archive_shard.py" \
+        --same-shard "$unit" 101 lc-sleep@ix >"$work/indexed-records" 2>"$work/indexed-names"
+    shard=$STATE_DIR/archive/$(sed -n 1p "$work/indexed-names")
+    index=${shard%.jsonl}.names
+    held=$(sed -n 2p "$work/indexed-names")
+    late=$(sed -n 102p "$work/indexed-names")
+    head -n 100 "$work/indexed-records" | c_exec_stdin sh -c "mkdir -p $STATE_DIR/archive && cat >>$shard"
+    size=$(c_exec stat -c %s "$shard")
+    ((size > 65536 && size < 262144)) || fail "the seeded archive file is $size bytes, not between 64 and 256 KiB"
+    write_config "${BASE_CONFIG%\}}, \"archive_after_minutes\": 0}"
+    c_exec systemctl reload lifecycled.service
+    wait_for 60 archived "$unit" || fail "$unit was not archived"
+    c_exec test -s "$index" || fail "no index of names beside the archive file past 64 KiB: $(c_exec ls "$STATE_DIR/archive")"
+    index_covers "$index" "$shard" || fail "the index does not cover its archive file after the append"
+
+    c_exec systemctl start "$held"
+    wait_dispatches "$held" 1
+    assert_eq "3 wake" "$(dispatch_summary "$held")" "a unit the index names comes back with its record"
+    tail -n 1 "$work/indexed-records" | c_exec_stdin sh -c "cat >>$shard"
+    c_exec systemctl start "$late"
+    wait_dispatches "$late" 1
+    assert_eq "3 wake" "$(dispatch_summary "$late")" "a unit appended to the archive file without the index comes back"
+    assert_eq "sequence=3 launch=1 wake=2 sleep=1 crash=0 last=wake" "$(state_counters "$late")" \
+        "state file of the unit appended without the index"
+
+    c_exec systemctl stop "$held" "$late"
+    wait_dispatches "$held" 2
+    wait_dispatches "$late" 2
+    wait_for 60 archived "$held" || fail "$held was not archived again"
+    wait_for 60 archived "$late" || fail "$late was not archived again"
+    index_covers "$index" "$shard" || fail "the next append did not make the index again from the whole archive file"
+    write_config "$BASE_CONFIG"
+    c_exec systemctl reload lifecycled.service
+}
+
 # A unit driven only by manual events (autotracking off): systemd never lists it, so after a restart its record is
 # gone from every listing and goes to the archive. Its next event must bring the record back, not start at #1.
 test_archive_manual_unit() {
@@ -1836,6 +1892,8 @@ only "11. a unit systemd unloaded is archived (archive_after_minutes 0, within 3
     test_archive_gone_units
 only "11b. a unit driven only by manual events, archived after a restart (archive_after_minutes 0): its next launch is numbered and counted on" \
     test_archive_manual_unit
+only "11c. an archive file past 64 KiB gets an index of names: a unit it names comes back; one appended without it too (the file read whole), and the next append remakes it" \
+    test_archive_name_index
 
 container_poweroff
 echo "runtime: $((SECONDS - suite_started)) s"

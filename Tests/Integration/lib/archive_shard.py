@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Writes an archive shard for faults.sh's compaction test, from one unit's state file on standard input.
+"""Writes an archive shard for faults.sh's archive tests, from one unit's state file on standard input.
 
 Usage: archive_shard.py UNIT EXPIRED RECENT < units/UNIT.json > shard
+       archive_shard.py --same-shard UNIT COUNT PREFIX < units/UNIT.json > shard
 Prints, on standard error, the shard's file name (the 32-bit FNV-1a hash of UNIT's name, modulo 256, as two hex digits
 and .jsonl, as lifecycled's UnitArchive names it). Writes EXPIRED records of units gone-N.service last active 400 days
 ago and RECENT records of units kept-N.service active now, one compact JSON record per line (the archive's form).
+With --same-shard, writes COUNT records, active now, of units PREFIX-N.service whose names fall in UNIT's shard (so
+that lifecycled looks for them there), and prints their names on standard error after the shard's.
 """
 import copy
 import json
@@ -32,7 +35,24 @@ def record(base, unit, at):
     return json.dumps(made, sort_keys=True, separators=(",", ":"))
 
 
+def same_shard(unit, count, prefix):
+    base = json.load(sys.stdin)
+    now = int(time.time() * 1000)
+    names = []
+    index = 0
+    while len(names) < count:
+        name = "%s-%d.service" % (prefix, index)
+        if shard_name(name) == shard_name(unit):
+            names.append(name)
+        index += 1
+    sys.stdout.write("".join(record(base, name, now) + "\n" for name in names))
+    sys.stderr.write("\n".join([shard_name(unit)] + names) + "\n")
+
+
 def main():
+    if sys.argv[1] == "--same-shard":
+        same_shard(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        return
     unit, expired, recent = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     base = json.load(sys.stdin)
     now = int(time.time() * 1000)
