@@ -26,6 +26,11 @@ private actor PinnedActor {
         try thread.watchSignals([signal]) { _ in seen.value.store(true, ordering: .releasing) }
     }
 
+    /// The nice value of the thread the actor runs on.
+    func niceValue() -> Int32 {
+        getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+    }
+
     func increment() -> (count: Int, onBusThread: Bool) {
         counter += 1
         return (counter, thread.isCurrent)
@@ -48,6 +53,21 @@ struct BusThreadTests {
         #expect(Set(results.map(\.count)) == Set(1...50))
         await thread.shutdown()
         #expect(thread.isTerminated)
+    }
+
+    @Test("a thread started nicer runs its jobs at the process's nice value and that much more; the others keep theirs")
+    func niceness() async throws {
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        let own = getpriority(which, 0)
+        let nicer = try BusThread(name: "test", niceness: 5)
+        let plain = try BusThread(name: "test")
+        let onNicer = await PinnedActor(thread: nicer).niceValue()
+        let onPlain = await PinnedActor(thread: plain).niceValue()
+        #expect(onNicer == min(own + 5, 19))
+        #expect(onPlain == own)
+        #expect(getpriority(which, 0) == own, "the caller's thread is not made nicer")
+        await nicer.shutdown()
+        await plain.shutdown()
     }
 
     @Test("ends its thread and releases itself on shutdown")

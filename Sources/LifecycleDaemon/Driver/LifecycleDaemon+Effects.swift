@@ -189,13 +189,17 @@ extension LifecycleDaemon {
         }
     }
 
+    /// How much nicer than the loop's the journal's thread is: its reads of a long history and its looks may wait, a
+    /// live change may not (docs/PERFORMANCE.md, "Live changes during a day-one history, the reader niced").
+    static let journalThreadNiceness: Int32 = 10
+
     /// The looker, with its thread started at the first use; if the thread cannot be started, the looks and reads run
     /// on the loop's thread, as one task each.
     private func journalLooker() -> JournalLooker {
         if let looker { return looker }
         var lookerThread = thread
         do {
-            lookerThread = try BusThread(name: "lifecycled-journal")
+            lookerThread = try BusThread(name: "lifecycled-journal", niceness: Self.journalThreadNiceness)
         } catch {
             logger.warning("Failed to start a thread to read the journal (\(error)): reading on the loop's")
         }

@@ -45,6 +45,8 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
     /// Connections whose last `sd_bus_process` had nothing to do, and that poll(2) has not woken since: processing
     /// them again would only cost a `recvmsg` that fails with `EAGAIN`.
     private var idleConnections = Set<ObjectIdentifier>()
+    /// Added to the thread's nice value (the process's, inherited) at its start.
+    private let niceness: Int32
     /// Runs, one at a time, the jobs that arrive after the loop has ended.
     private let afterShutdown: DispatchQueue
     /// Timers, soonest first. Touched only on the loop thread.
@@ -56,10 +58,16 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
 
     /// Starts a new bus thread.
     ///
-    /// - Parameter name: A name for diagnostics.
+    /// - Parameters:
+    ///   - name: A name for diagnostics.
+    ///   - niceness: How much nicer than the process the thread is, for work that may wait: a thread that reads a
+    ///     long history then gives way at once to the loop's thread when a live change wakes it, instead of sharing
+    ///     the cores with it (docs/PERFORMANCE.md, "Live changes during a day-one history, the reader niced"). A
+    ///     value the kernel refuses leaves the process's.
     /// - Throws: ``SystemdError`` if the eventfd or the thread cannot be created.
-    public init(name: String = "sd-bus") throws(SystemdError) {
+    public init(name: String = "sd-bus", niceness: Int32 = 0) throws(SystemdError) {
         self.name = name
+        self.niceness = niceness
         self.afterShutdown = DispatchQueue(label: "\(name).after-shutdown")
         let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         try check(fd < 0 ? -Glibc.errno : 0, "create the bus thread's eventfd")
@@ -82,6 +90,13 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
 
     deinit {
         close(wakeFD)
+    }
+
+    /// Adds `niceness` to the calling thread's nice value, up to the weakest (19). Linux keeps a nice value per
+    /// thread, and `who` 0 names the calling thread, not the process.
+    private static func addNiceness(_ niceness: Int32) {
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        _ = setpriority(which, 0, min(getpriority(which, 0) + niceness, 19))
     }
 
     // MARK: SerialExecutor
@@ -177,6 +192,7 @@ public final class BusThread: SerialExecutor, TaskExecutor, @unchecked Sendable 
 
     private func runLoop() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
+        if niceness != 0 { Self.addNiceness(niceness) }
         var pollFDs: [pollfd] = []
         var polledAt: UInt64 = 0
         while true {
