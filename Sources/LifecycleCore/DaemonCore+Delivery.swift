@@ -42,7 +42,7 @@ extension DaemonCore {
 
     /// Whether a recovery waits for the journal to confirm a round of its dispatches before it makes more.
     var recoveryWaitsForJournal: Bool {
-        outbox.isFullForRecovery(journalShowsNothing: health.degradations[.journal] != nil)
+        outbox.isFullForRecovery(journalShowsNothing: health.degradations[.journal] != nil, bound: recoveryRound)
     }
 
     /// The confirmation timer fired, or recovery waits: look for every entry not yet confirmed. While a look waits for

@@ -65,6 +65,28 @@ extension DaemonCore {
         deferred = kept
     }
 
+    /// How long the recovery's rounds stay small (``recoveryRound``) after a live unit's change or job: a unit's
+    /// changes come in bursts (its start, its end seconds later).
+    static let smallRoundsAfterLiveChange: Milliseconds = 5_000
+
+    /// The runs a round of the recovery makes, and the dispatches it leaves unconfirmed before it waits for the
+    /// journal: ``Outbox/recoveryBound``, or ``Outbox/liveRecoveryBound`` for ``smallRoundsAfterLiveChange`` after a
+    /// live unit's change or job came. A live dispatch waits in journald behind the entries of the round sent
+    /// before it: four of them, not sixteen (docs/PERFORMANCE.md, "Live changes during a day-one history, the reader
+    /// niced"). A history without live changes keeps the large rounds, and its READY.
+    var recoveryRound: Int {
+        guard let came = liveChangeCameAt, uptime < came + Self.smallRoundsAfterLiveChange else {
+            return Outbox.recoveryBound
+        }
+        return Outbox.liveRecoveryBound
+    }
+
+    /// Notes when a live unit's change or job comes (``recoveryRound``).
+    mutating func noteLiveChange(_ input: DaemonInput) {
+        guard isRecovering, liveUnits != nil, liveUnit(of: input) != nil else { return }
+        liveChangeCameAt = uptime
+    }
+
     /// The unit of a change or a job's removal of a live unit; nil for any other input.
     private func liveUnit(of input: DaemonInput) -> String? {
         guard let unit = Self.unit(ofChangeOrJob: input), isLive(unit) else { return nil }

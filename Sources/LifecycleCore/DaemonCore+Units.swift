@@ -351,7 +351,7 @@ extension DaemonCore {
             return transitions.map(Work.transition)
         case .reconciliation(var unit, let readsPastVersions):
             // A round's worth of runs at a time: the rest stays in the history until its turn.
-            let transitions = nextRecovered(of: &unit, runs: Outbox.recoveryBound, readsPastVersions: readsPastVersions)
+            let transitions = nextRecovered(of: &unit, runs: recoveryRound, readsPastVersions: readsPastVersions)
             prefetchVersions(for: transitions)
             let rest: [Work] = unit.isDone ? [] : [.reconciliation(unit, readsPastVersions: readsPastVersions)]
             return transitions.map(Work.transition) + rest

@@ -73,6 +73,8 @@ public struct DaemonCore: Sendable {
     var liveUnits: LiveUnits?
     var liveInputs = Queue<DaemonInput>()
     var liveWork = Queue<Work>()
+    /// When a live unit's change or job last came during this recovery (``recoveryRound``).
+    var liveChangeCameAt: Uptime?
     /// The begin waiting for an answer before it can be applied, and since when (each answer, a retry's too, moves it).
     var awaited: AwaitedAnswer? {
         didSet { awaitedSince = awaited == nil ? nil : uptime }
@@ -170,6 +172,7 @@ public struct DaemonCore: Sendable {
         self.now = now
         self.uptime = uptime
         if input.losesSignals, signalsLostAt == nil { signalsLostAt = now }
+        noteLiveChange(input)
         if isBusy, input.waitsForWork {
             if takesLive(input) { liveInputs.append(input) } else { deferred.append(input) }
             // SIGTERM waits for the work in hand, not for good: an answer that never comes must not hold it.

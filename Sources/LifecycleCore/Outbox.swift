@@ -65,6 +65,9 @@ struct Outbox: Sendable {
     /// At most this many dispatches are made but not confirmed while recovering, so that a state file holds at most
     /// this many pending dispatches (each about 3 KB of JSON) however long the history is.
     static let recoveryBound = 16
+    /// The same, for a while after a live unit changed during the recovery (``DaemonCore/recoveryRound``): a live
+    /// dispatch waits in journald behind the round's entries sent before it, sixteen of them about 5 ms.
+    static let liveRecoveryBound = 4
     /// Once the journal has shown none of this process's entries for ``unshownPatience``, at most this many of a
     /// unit's sent entries wait for it; older ones are given up (kept as sent, no longer in the record). A journald
     /// that stores nothing below notice (`MaxLevelStore=`, `LogLevelMax=`, `Storage=none`) never shows them, and each
@@ -120,12 +123,12 @@ struct Outbox: Sendable {
     var unconfirmedCount: Int { undeliveredCount + unconfirmed.count }
 
     /// True when recovery must wait for the journal before making more dispatches: the entries this process made
-    /// and the journal has not confirmed reach ``recoveryBound``. Entries an earlier process left are bounded already
+    /// and the journal has not confirmed reach `bound` (``recoveryBound``, or ``liveRecoveryBound``). Entries an earlier process left are bounded already
     /// (in their state files), and a journal that shows nothing (`journalShowsNothing`: said degraded) is not waited
     /// for: its entries are bounded per unit instead (``giveUpBeyondBound(journalShowsNothing:)``). Waiting for either
     /// would hold a start's READY for as long as the journal stores nothing below notice.
-    func isFullForRecovery(journalShowsNothing: Bool) -> Bool {
-        confirms && !journalShowsNothing && unconfirmedCount - leftoverCount >= Self.recoveryBound
+    func isFullForRecovery(journalShowsNothing: Bool, bound: Int = recoveryBound) -> Bool {
+        confirms && !journalShowsNothing && unconfirmedCount - leftoverCount >= bound
     }
 
     mutating func enqueue(_ dispatch: PendingDispatch) {

@@ -244,6 +244,29 @@ struct DaemonCoreLiveUnitsRoundTests {
         #expect(h.dispatches(of: DaemonCoreLiveUnitsTests.fresh) == ["1 launch n"])
     }
 
+    @Test("after a live unit's change the history's rounds leave four dispatches unconfirmed; five seconds on, sixteen")
+    func smallRoundsAfterALiveChange() throws {
+        var h = try DaemonCoreLiveUnitsTests().slicedDayOne()
+        h.holdLookUps = true
+        h.send(.changed(H.snapshot("active", "n", second: 5_000, unit: DaemonCoreLiveUnitsTests.fresh)))
+        h.answerHeldRecoveryRead()
+        #expect(h.heldLookUps.count == 1, "the first round waits for the journal")
+        #expect(h.core.outbox.unconfirmedCount == Outbox.liveRecoveryBound, "a small round while the live unit changes")
+        var recorded = h.dispatches(of: H.unit).count
+        h.now += DaemonCore.smallRoundsAfterLiveChange - 1
+        h.answerHeldLookUp()
+        #expect(h.dispatches(of: H.unit).count - recorded == Outbox.liveRecoveryBound, "still small within five seconds")
+        recorded = h.dispatches(of: H.unit).count
+        h.now += 1
+        h.answerHeldLookUp()
+        #expect(h.dispatches(of: H.unit).count - recorded == Outbox.recoveryBound, "large again after them")
+        h.holdLookUps = false
+        while !h.heldLookUps.isEmpty { h.answerHeldLookUp() }
+        DaemonCoreLiveUnitsTests().readUntilReady(&h)
+        #expect(h.journal.filter { $0.unit == H.unit }.map(\.sequence) == Array(1...60), "every run once, in order")
+        #expect(h.dispatches(of: DaemonCoreLiveUnitsTests.fresh) == ["1 launch n"])
+    }
+
     @Test("a newer listing while recovering: a live unit's entry in it is taken at once, the recovery's end takes it no more")
     func newerListing() throws {
         let fresh = DaemonCoreLiveUnitsTests.fresh
