@@ -83,8 +83,7 @@ extension DaemonCore {
 
     /// Notes when a live unit's change or job comes (``recoveryRound``).
     mutating func noteLiveChange(_ input: DaemonInput) {
-        guard isRecovering, liveUnits != nil, liveUnit(of: input) != nil else { return }
-        liveChangeCameAt = uptime
+        if liveUnit(of: input) != nil { liveChangeCameAt = uptime }
     }
 
     /// The unit of a change or a job's removal of a live unit; nil for any other input.

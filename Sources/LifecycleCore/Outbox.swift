@@ -123,10 +123,11 @@ struct Outbox: Sendable {
     var unconfirmedCount: Int { undeliveredCount + unconfirmed.count }
 
     /// True when recovery must wait for the journal before making more dispatches: the entries this process made
-    /// and the journal has not confirmed reach `bound` (``recoveryBound``, or ``liveRecoveryBound``). Entries an earlier process left are bounded already
-    /// (in their state files), and a journal that shows nothing (`journalShowsNothing`: said degraded) is not waited
-    /// for: its entries are bounded per unit instead (``giveUpBeyondBound(journalShowsNothing:)``). Waiting for either
-    /// would hold a start's READY for as long as the journal stores nothing below notice.
+    /// and the journal has not confirmed reach `bound` (``recoveryBound``, or ``liveRecoveryBound``). Entries an
+    /// earlier process left are bounded already (in their state files), and a journal that shows nothing
+    /// (`journalShowsNothing`: said degraded) is not waited for: its entries are bounded per unit instead
+    /// (``giveUpBeyondBound(journalShowsNothing:)``). Waiting for either would hold a start's READY for as long as the
+    /// journal stores nothing below notice.
     func isFullForRecovery(journalShowsNothing: Bool, bound: Int = recoveryBound) -> Bool {
         confirms && !journalShowsNothing && unconfirmedCount - leftoverCount >= bound
     }

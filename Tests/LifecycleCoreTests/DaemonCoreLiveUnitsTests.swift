@@ -255,7 +255,7 @@ struct DaemonCoreLiveUnitsRoundTests {
         var recorded = h.dispatches(of: H.unit).count
         h.now += DaemonCore.smallRoundsAfterLiveChange - 1
         h.answerHeldLookUp()
-        #expect(h.dispatches(of: H.unit).count - recorded == Outbox.liveRecoveryBound, "still small within five seconds")
+        #expect(h.dispatches(of: H.unit).count - recorded == Outbox.liveRecoveryBound, "small within five seconds")
         recorded = h.dispatches(of: H.unit).count
         h.now += 1
         h.answerHeldLookUp()

@@ -312,7 +312,8 @@ struct DispatchJournalEntryTests {
         // Next to every data point's key, on both sides, and on it: custom keys merged in at every place.
         Dictionary(
             LifecycleData.Key.allCases.flatMap { key in
-                [String(key.description.dropLast()), key.description, key.description + "0"].map { ($0, JSONValue.int(7)) }
+                [String(key.description.dropLast()), key.description, key.description + "0"]
+                    .map { ($0, JSONValue.int(7)) }
             },
             uniquingKeysWith: { first, _ in first }
         ),
