@@ -67,7 +67,9 @@ struct JSONTests {
         }
         // Past the few kilobytes escaped at a time: every escape where it lies, also across the pieces' bounds.
         var long: [UInt8] = []
-        for index in 0..<10_000 { long.append(index % 7 == 0 ? 0x22 : index % 11 == 0 ? 0x01 : UInt8(0x61 + index % 26)) }
+        for index in 0..<10_000 {
+            long.append(index % 7 == 0 ? 0x22 : index % 11 == 0 ? 0x01 : UInt8(0x61 + index % 26))
+        }
         var longWriter = JSONWriter()
         long.withUnsafeBufferPointer { longWriter.string(utf8: $0) }
         #expect(longWriter.bytes == Self.quoted(long))
