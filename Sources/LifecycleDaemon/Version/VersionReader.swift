@@ -70,7 +70,7 @@ public struct VersionReader: Sendable {
         if let digest = cache.digest(for: identity) { return digest }
         var hasher = SHA256()
         try file.forEachChunk { hasher.update(bufferPointer: $0) }
-        let digest = Self.hex(hasher.finalize())
+        let digest = LowerHex.string(hasher.finalize())
         cache.insert(digest, for: identity)
         return digest
     }
@@ -99,7 +99,7 @@ public struct VersionReader: Sendable {
             header.withUnsafeBytes { hasher.update(bufferPointer: $0) }
             contents.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         }
-        return hex(hasher.finalize())
+        return LowerHex.string(hasher.finalize())
     }
 
     /// The value of the variable `name` in an `Environment=` list of `KEY=value` strings, or nil when it is not set.
@@ -117,16 +117,5 @@ public struct VersionReader: Sendable {
             value = String(assignment[utf8.index(after: equals)...])
         }
         return value
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(SHA256.byteCount * 2)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -169,15 +169,11 @@ public struct JSONWriter: Sendable {
             destination[1] = UInt8(ascii: "u")
             destination[2] = UInt8(ascii: "0")
             destination[3] = UInt8(ascii: "0")
-            destination[4] = hexDigit(byte >> 4)
-            destination[5] = hexDigit(byte & 0x0F)
+            destination[4] = LowerHex.digit(byte >> 4)
+            destination[5] = LowerHex.digit(byte & 0x0F)
             return 6
         }
         return 2
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     public mutating func value(_ value: JSONValue) {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleEngine
+
 /// SHA-256 (FIPS 180-4) of a short byte string, for naming files: stable across builds and machines, and without
 /// collisions in practice, so two unit names never share a state file (docs/configuration.md, "State files").
 ///
@@ -64,14 +66,7 @@ enum SHA256 {
 
     /// The digest of `message` in lowercase hexadecimal, 64 characters.
     static func hexDigest(_ message: some Collection<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest(message) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        LowerHex.string(digest(message))
     }
 
     private static func rotateRight(_ value: UInt32, _ count: UInt32) -> UInt32 {

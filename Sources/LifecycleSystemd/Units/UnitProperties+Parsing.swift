@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import LifecycleEngine
+
 // Reading properties from bus messages: the driver's side. The unit source's machine takes the values parsed.
 
 /// The properties of one interface a snapshot uses, read from bus messages: from a `PropertiesChanged` map, told apart
@@ -67,14 +69,7 @@ extension UnitProperties: BusProperties {
     /// A 128-bit id (`InvocationID` is an `ay` of 16 bytes) as 32 lower-case hex digits, the form journald uses for
     /// `INVOCATION_ID=`; an empty array (never ran) gives "".
     static func hex(_ bytes: [UInt8]) -> String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        LowerHex.string(bytes)
     }
 }
 
