@@ -151,6 +151,19 @@ test_stop_sleeps() {
     assert_eq 2 "$(state "$unit" .sequence)" "state sequence"
 }
 
+# The journal's thread (the looks, a recovery's reads) runs 10 nicer than the loop's, so that a live change is not
+# kept waiting for a core by a long history's reads (docs/architecture.md, "One thread"). It starts at the first look,
+# which a dispatch's confirmation is.
+test_journal_thread_niced() {
+    local unit=lc-sleep@stop.service pid nice
+    wait_for "$WAIT" nothing_pending "$unit" || fail "dispatches of $unit still pending: $(pending_count "$unit")"
+    pid=$(unit_prop lifecycled.service MainPID)
+    # Field 19 of /proc/PID/task/TID/stat is the thread's nice value (the name in field 2 has no space).
+    nice=$(c_exec sh -c "for task in /proc/$pid/task/*; do echo \$(basename \$task) \$(cut -d' ' -f19 \$task/stat); done")
+    assert_eq 0 "$(awk -v pid="$pid" '$1 == pid { print $2 }' <<<"$nice")" "the loop's thread's nice value"
+    assert_eq 1 "$(awk '$2 == 10' <<<"$nice" | grep -c .)" "threads 10 nicer (the journal's): $nice"
+}
+
 test_restart_sleeps_and_wakes() {
     local unit=lc-sleep@restart.service first second entry
     c_exec systemctl start "$unit"
@@ -743,6 +756,7 @@ if ! c_exec systemctl is-active --quiet lifecycled.service; then
 fi
 run_test "first start is a first launch" test_first_start
 run_test "stop is a sleep with seconds awake" test_stop_sleeps
+run_test "the journal's thread runs 10 nicer than the loop's" test_journal_thread_niced
 run_test "restart within the session is sleep then wake" test_restart_sleeps_and_wakes
 run_test "start after the session timeout is a launch" test_start_after_session_timeout
 run_test "SIGKILL with Restart=on-failure: crash notice, then a crash launch" test_sigkill_is_a_crash
