@@ -96,7 +96,8 @@ extension JournalReader {
 
     /// ``holdings(of:recent:)``, asked first of `newestFiles` (the files journald writes to now, as
     /// ``onlineFiles()`` gives them), whose journal `kept` is left open for the next look (opened first when nil;
-    /// nil when the look failed); only what they do not hold is then asked of the whole journal, opened for that, in
+    /// nil when the look failed, or had to ask the whole journal: closed before that is opened, so that the pages of
+    /// both are not mapped at once); only what they do not hold is then asked of the whole journal, opened for that, in
     /// the order given. `recent` comes newest first, in the order journald was sent them: those newer than the newest
     /// one the newest files hold are not asked of the whole journal (no older file can hold them). Each query that
     /// finds its entry in the newest files is answered before any is asked of the whole journal, so an entry missing
@@ -134,6 +135,9 @@ extension JournalReader {
         let newestHeld = answer.recentFound.firstIndex(of: true) ?? -1
         let missingRecent = recent.indices.filter { $0 > newestHeld && !answer.recentFound[$0] }
         guard !missing.isEmpty || !missingRecent.isEmpty else { return answer }
+        // A look that misses anything lets the newest files go: closed now, their pages and the whole journal's are
+        // not mapped at once.
+        kept = nil
         var whole: OpenedJournal?
         let second = try look(
             for: missing.map { queries[$0] }, recent: missingRecent.map { recent[$0] }, walking: false, keeping: &whole
