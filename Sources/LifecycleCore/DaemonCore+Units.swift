@@ -226,6 +226,9 @@ extension DaemonCore {
             recoveryProgress = RecoveryProgress(total: runs, reportedAt: uptime)
         }
         if let resume = answer.resume {
+            // A long history: the start's code and heap are done with, and would count beside the journal's pages
+            // the slices to come map (docs/PERFORMANCE.md, "A day-one history without the start's pages").
+            if !answer.isContinuation, readiness == .starting { effects.append(.releaseMemory) }
             work.append(.readNextSlice(resume))
             return
         }

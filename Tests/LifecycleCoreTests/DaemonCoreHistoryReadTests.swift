@@ -53,6 +53,19 @@ struct DaemonCoreHistoryReadTests {
         #expect(h.dispatches().last == "61 wake z", "the change after the history's runs")
     }
 
+    @Test("a history read in slices gives back the start's memory once its first slice is in, and again at READY")
+    func startMemoryGivenBackAfterTheFirstSlice() throws {
+        var h = try slicedDayOne()
+        #expect(!h.milestones.contains("release"))
+        h.answerHeldRecoveryRead()
+        #expect(h.milestones.filter { $0 == "release" }.count == 1, "after the first slice")
+        h.answerHeldRecoveryRead()
+        #expect(h.milestones.filter { $0 == "release" }.count == 1, "not after the next")
+        #expect(!h.milestones.contains("ready"))
+        readUntilReady(&h)
+        #expect(h.milestones.filter { $0 == "release" }.count == 2, "once more at READY")
+    }
+
     @Test("a D-Bus call while a slice is read waits for the recovery: its sequence number comes after every run")
     func requestWhileASliceIsRead() throws {
         var h = try slicedDayOne()
