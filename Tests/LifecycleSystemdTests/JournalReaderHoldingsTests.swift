@@ -55,13 +55,26 @@ struct JournalReaderHoldingsTests {
 
     @Test("entries beyond a walk's reach, or missing, are looked up one by one, with the same answers")
     func beyondTheWalkIsLookedUp() throws {
+        let directory = try JournalReaderDamageTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        guard
+            let file = try JournalReaderDamageTests.journalFile(0..<60, in: directory, name: "long.journal", fields: {
+                "MESSAGE=entry \($0)\nSYSLOG_IDENTIFIER=walker\nWALK_UNIT=a\nWALK_NUMBER=\($0)\nWALK_TIME=t\($0)\n"
+            })
+        else { return }
+        // The walk reads the 4 + 24 newest entries (numbers 59 down to 32): 2 is beyond it, 61 is nowhere, and 58
+        // with another time is not that entry.
+        let recent = [Self.entry("a", 59), Self.entry("a", 2), Self.entry("a", 61), Self.entry("a", 58, time: "t0")]
+        let long = try JournalReader(source: .files([file])).holdings(of: [], recent: recent)
+        #expect(long.recentFound == [true, true, false, false])
+        #expect(long.lookedUp == 3)
+        // Behind 20 newer entries (a recovery's next round, sent while the look waited): still met by the walk.
+        let behind = try JournalReader(source: .files([file])).holdings(of: [], recent: (36...39).reversed().map {
+            Self.entry("a", $0)
+        })
+        #expect(behind.recentFound == [true, true, true, true])
+        #expect(behind.lookedUp == 0)
         try Self.withUnits { reader in
-            // Unit a's walk reads its 4 + 8 newest entries (numbers 38 down to 16): 2 is beyond it, 41 is nowhere,
-            // and 36 with another time is not that entry.
-            let recent = [Self.entry("a", 38), Self.entry("a", 2), Self.entry("a", 41), Self.entry("a", 36, time: "t0")]
-            let holdings = try reader.holdings(of: [], recent: recent)
-            #expect(holdings.recentFound == [true, true, false, false])
-            #expect(holdings.lookedUp == 3)
             // A unit with no entries: its walk meets nothing.
             let none = try reader.holdings(of: [], recent: (1...4).map { Self.entry("c", $0) })
             #expect(none.recentFound == [false, false, false, false])
@@ -80,7 +93,7 @@ struct JournalReaderHoldingsTests {
             let holdings = try reader.holdings(of: (0..<30).map { ["WALK_NUMBER=\($0)"] }, recent: recent)
             #expect(holdings.found == Array(repeating: true, count: 30))
             #expect(holdings.recentFound == (0..<60).map { $0 < 40 })
-            // Each walk reads 30 + 8 entries of its unit: all 20 it holds.
+            // Each walk reads 30 + 24 entries of its unit: all 20 it holds.
             #expect(holdings.lookedUp == 20)
         }
     }

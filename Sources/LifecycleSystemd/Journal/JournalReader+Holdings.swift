@@ -65,8 +65,11 @@ public struct JournalHoldings: Sendable, Equatable {
 
 extension JournalReader {
     /// How many of a walk's entries may be other than the ones it looks for before the rest are looked up one by
-    /// one: entries sent again, or sent after the look was asked for.
-    static let walkSlack = 8
+    /// one: entries sent again, or sent after the look was asked for. A recovery sends its next round of 16 while a
+    /// look at the last one waits for the journal's thread (niced below the loop's): with room for 8 only, such a
+    /// walk met none of its entries, and each was looked up, searching sd-journal's longest entry arrays
+    /// (docs/PERFORMANCE.md, "A day-one history's memory, looked at again").
+    static let walkSlack = 24
 
     /// The fewest recent entries of one walked match that are walked for; fewer are looked up one by one. A walk
     /// reads each entry's fields, which for one or two entries costs more than their look-ups: under a churn of
