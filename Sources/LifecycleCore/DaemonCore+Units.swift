@@ -227,7 +227,7 @@ extension DaemonCore {
         }
         if let resume = answer.resume {
             // A long history: the start's code and heap are done with, and would count beside the journal's pages
-            // the slices to come map (docs/PERFORMANCE.md, "A day-one history without the start's pages").
+            // the slices to come map (docs/PERFORMANCE.md, "A day-one history's memory, looked at again").
             if !answer.isContinuation, readiness == .starting { effects.append(.releaseMemory) }
             work.append(.readNextSlice(resume))
             return
