@@ -62,6 +62,24 @@ struct JournalReaderUniqueValuesTests {
         #expect(files.online() == [own + "/system.journal"], "the file journald writes to, under the roots that have it")
     }
 
+    @Test("no file journald writes to while it has archives: waited for, a rotation's moment; none at all: not waited for")
+    func onlineAfterRotation() throws {
+        let root = try Files.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let own = root + "/" + Self.machine
+        try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
+        let files = SystemJournalFiles(roots: [root], machineID: Self.machine)
+        #expect(files.onlineAfterRotation(attempts: 1_000, pause: 100_000) == [], "no files: given up at once")
+        #expect(FileManager.default.createFile(atPath: own + "/system@a-1-2.journal", contents: Data()))
+        // journald makes the next file a moment after archiving the last.
+        let made = Thread { usleep(30_000); _ = FileManager.default.createFile(atPath: own + "/system.journal", contents: Data()) }
+        made.start()
+        #expect(files.onlineAfterRotation(attempts: 200, pause: 1_000) == [own + "/system.journal"])
+        // Never made (journald stopped): given up after the attempts.
+        try FileManager.default.removeItem(atPath: own + "/system.journal")
+        #expect(files.onlineAfterRotation(attempts: 3, pause: 1_000) == [])
+    }
+
     @Test("a rotation between the listing and the read: the archived file, under its new name, is read too")
     func rotationWhileReading() throws {
         let root = try Files.temporaryDirectory()

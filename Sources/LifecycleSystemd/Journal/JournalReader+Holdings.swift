@@ -154,9 +154,10 @@ extension JournalReader {
 
     /// The files journald writes the system journal to now: `system.journal` of this machine under /var/log/journal
     /// (persistent) and /run/log/journal (volatile, and before journald flushes it), those that exist; nil when
-    /// there is none, or the machine's id cannot be read.
+    /// there is none, or the machine's id cannot be read. While journald rotates, the next file is waited for a few
+    /// milliseconds (``SystemJournalFiles/onlineAfterRotation(attempts:pause:)``).
     public static func onlineFiles() -> JournalSource? {
-        guard let files = SystemJournalFiles.local?.online(), !files.isEmpty else { return nil }
+        guard let files = SystemJournalFiles.local?.onlineAfterRotation(), !files.isEmpty else { return nil }
         return .files(files)
     }
 
