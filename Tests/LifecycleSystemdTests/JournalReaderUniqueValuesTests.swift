@@ -69,15 +69,23 @@ struct JournalReaderUniqueValuesTests {
         let own = root + "/" + Self.machine
         try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
         let files = SystemJournalFiles(roots: [root], machineID: Self.machine)
-        #expect(files.onlineAfterRotation(attempts: 1_000, pause: 100_000) == [], "no files: given up at once")
+        var pauses = 0
+        #expect(files.onlineAfterRotation(attempts: 1_000, pause: { pauses += 1 }) == [], "no files: given up at once")
+        #expect(pauses == 0)
         #expect(FileManager.default.createFile(atPath: own + "/system@a-1-2.journal", contents: Data()))
-        // journald makes the next file a moment after archiving the last.
-        let made = Thread { usleep(30_000); _ = FileManager.default.createFile(atPath: own + "/system.journal", contents: Data()) }
-        made.start()
-        #expect(files.onlineAfterRotation(attempts: 200, pause: 1_000) == [own + "/system.journal"])
+        // journald makes the next file a moment after archiving the last: here, during the second pause.
+        pauses = 0
+        let next = files.onlineAfterRotation(attempts: 200) {
+            pauses += 1
+            if pauses == 2 { _ = FileManager.default.createFile(atPath: own + "/system.journal", contents: Data()) }
+        }
+        #expect(next == [own + "/system.journal"])
+        #expect(pauses == 2)
         // Never made (journald stopped): given up after the attempts.
         try FileManager.default.removeItem(atPath: own + "/system.journal")
-        #expect(files.onlineAfterRotation(attempts: 3, pause: 1_000) == [])
+        pauses = 0
+        #expect(files.onlineAfterRotation(attempts: 3, pause: { pauses += 1 }) == [])
+        #expect(pauses == 3)
     }
 
     @Test("a rotation between the listing and the read: the archived file, under its new name, is read too")

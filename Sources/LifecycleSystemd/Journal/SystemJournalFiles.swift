@@ -39,17 +39,18 @@ struct SystemJournalFiles {
         roots.map { "\($0)/\(machineID)/system.journal" }.filter { path in path.withCString { access($0, F_OK) } == 0 }
     }
 
-    /// ``online()``, asked again `attempts` times `pause` apart while there is none but the system journal has files:
+    /// ``online()``, asked again up to `attempts` times, after each `pause` (a millisecond), while there is none but
+    /// the system journal has files:
     /// journald is rotating (it has archived the file it wrote, and not made the next yet). During a day-one history
     /// a look comes every few milliseconds and met that moment at about every rotation; without newest files it read
     /// the whole journal as if it were them, walks and look-ups in every file at once, the largest rises of
     /// lifecycled's memory in such a recovery (docs/PERFORMANCE.md, "A day-one history's memory, looked at again").
     /// A journal without files (`Storage=none`) is not waited for.
-    func onlineAfterRotation(attempts: Int = 10, pause: useconds_t = 1_000) -> [String] {
+    func onlineAfterRotation(attempts: Int = 10, pause: () -> Void = { usleep(1_000) }) -> [String] {
         var files = online()
         var left = attempts
         while files.isEmpty, left > 0, !paths().isEmpty {
-            usleep(pause)
+            pause()
             files = online()
             left -= 1
         }
