@@ -6,7 +6,7 @@ import LifecycleStorage
 import LifecycleSystemd
 
 /// A recovery's reads of the journal (``JournalRecoveryReader``), on the looks' thread: a slice of PID 1's history
-/// reads 10,000 entries, and a day-one history many slices; on the loop, the inputs that came meanwhile (a D-Bus
+/// reads 5,000 entries, and a day-one history many slices; on the loop, the inputs that came meanwhile (a D-Bus
 /// status call, the watchdog's timer) waited for each (docs/architecture.md, "One thread"). The core asks for one
 /// read at a time and takes its answer as an input, as it takes a look's; the looks and the reads share the thread,
 /// one after the other.
