@@ -12,6 +12,37 @@ struct FileIdentity: Sendable, Hashable {
     var modificationNanoseconds: Int64
 }
 
+extension FileIdentity {
+    /// The identity of the regular file that `path` leads to now (following symbolic links), from `stat(2)`; nil
+    /// when it cannot be found or is not a regular file. A digest cached for it needs no descriptor: each start of a
+    /// watched service looked its executable up with `open`, two `fstat` and `close` (docs/PERFORMANCE.md, "A
+    /// start's executable found by one stat").
+    init?(statingPath path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0, let identity = try? FileIdentity(regularFile: status, path: path) else {
+            return nil
+        }
+        self = identity
+    }
+
+    /// The identity in `status`; systemd's `stat_verify_regular()`: a directory is `EISDIR`, any other file that is
+    /// not regular `EBADFD`.
+    init(regularFile status: stat, path: String) throws(VersionReadError) {
+        let type = status.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            throw VersionReadError(path: path, operation: "read", errno: type == S_IFDIR ? EISDIR : EBADFD)
+        }
+        let modified = status.st_mtim
+        self.init(
+            device: UInt64(truncatingIfNeeded: status.st_dev),
+            inode: UInt64(truncatingIfNeeded: status.st_ino),
+            size: Int64(status.st_size),
+            modificationSeconds: Int64(modified.tv_sec),
+            modificationNanoseconds: Int64(modified.tv_nsec)
+        )
+    }
+}
+
 /// An open, regular file that is read in chunks and closed when the value goes away.
 ///
 /// Non-copyable so the descriptor has exactly one owner and `deinit` closes it on every path, errors included.
@@ -21,6 +52,8 @@ struct ReadableFile: ~Copyable {
     static let chunkSize = 64 * 1024
 
     let path: String
+    /// The identity of the very file that is read, from `fstat(2)` on the open descriptor.
+    let identity: FileIdentity
     private let descriptor: CInt
 
     /// Opens `path` for reading (following symbolic links: executables are often links, like `/usr/bin/python3`).
@@ -38,8 +71,14 @@ struct ReadableFile: ~Copyable {
             throw VersionReadError(path: path, operation: "open", errno: errno)
         }
         // Refuse directories, devices, sockets and FIFOs before anything is read.
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let error = VersionReadError(path: path, operation: "stat", errno: errno)
+            _ = close(descriptor)
+            throw error
+        }
         do {
-            _ = try Self.identity(of: descriptor, path: path)
+            identity = try FileIdentity(regularFile: status, path: path)
         } catch {
             _ = close(descriptor)
             throw error
@@ -52,31 +91,6 @@ struct ReadableFile: ~Copyable {
         // A failed close of a descriptor that was only read from loses nothing, and EINTR must not be retried on
         // Linux (the descriptor is already released), so the result is ignored.
         _ = close(descriptor)
-    }
-
-    /// The file's identity, from `fstat(2)` on the open descriptor, so it describes the very file that is read.
-    func identity() throws(VersionReadError) -> FileIdentity {
-        try Self.identity(of: descriptor, path: path)
-    }
-
-    private static func identity(of descriptor: CInt, path: String) throws(VersionReadError) -> FileIdentity {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw VersionReadError(path: path, operation: "stat", errno: errno)
-        }
-        // systemd's stat_verify_regular(): a directory is EISDIR, any other non-regular file EBADFD.
-        let type = status.st_mode & S_IFMT
-        guard type == S_IFREG else {
-            throw VersionReadError(path: path, operation: "read", errno: type == S_IFDIR ? EISDIR : EBADFD)
-        }
-        let modified = status.st_mtim
-        return FileIdentity(
-            device: UInt64(truncatingIfNeeded: status.st_dev),
-            inode: UInt64(truncatingIfNeeded: status.st_ino),
-            size: Int64(status.st_size),
-            modificationSeconds: Int64(modified.tv_sec),
-            modificationNanoseconds: Int64(modified.tv_nsec)
-        )
     }
 
     /// Calls `body` with each chunk of the file, from the start to the end, reusing one buffer.

@@ -63,15 +63,15 @@ public struct VersionReader: Sendable {
     ///
     /// - Throws: ``VersionReadError`` if the file cannot be opened, is not a regular file, or cannot be read.
     public mutating func executableDigest(atPath path: String) throws(VersionReadError) -> String {
+        if let identity = FileIdentity(statingPath: path), let digest = cache.digest(for: identity) { return digest }
         let file = try ReadableFile(opening: path)
-        // The identity comes from the open descriptor, so a rename between the check and the read cannot pair one
-        // file's identity with another file's bytes.
-        let identity = try file.identity()
-        if let digest = cache.digest(for: identity) { return digest }
+        // The identity inserted comes from the open descriptor, so a rename between the check and the read cannot
+        // pair one file's identity with another file's bytes.
+        if let digest = cache.digest(for: file.identity) { return digest }
         var hasher = SHA256()
         try file.forEachChunk { hasher.update(bufferPointer: $0) }
         let digest = LowerHex.string(hasher.finalize())
-        cache.insert(digest, for: identity)
+        cache.insert(digest, for: file.identity)
         return digest
     }
 
