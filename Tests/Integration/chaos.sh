@@ -31,7 +31,7 @@
 #   CHAOS_RUNS=N            seeds to run, N, N+1, ... each in its own container (default 2; e.g. 20 for a soak)
 #   CHAOS_SECONDS=S         seconds of chaos per seed (default 50), then the settle phase
 #   CHAOS_HISTORY_RUNS=N    runs of lc-chaos-hist.service before lifecycled's first start (default 4000, which PID 1's
-#                           journal holds in two of the slices lifecycled reads it in; 0: none)
+#                           journal holds in four of the slices lifecycled reads it in; 0: none)
 #   CHAOS_DISTURBANCES=L    comma-separated from sigkill,restart,stop,reload,reexec,dbus,journald,dbusstall,vacuum,
 #                           startlag,nostore,busy (drawn by the seed, one at a time) and manual,longname (churn that
 #                           runs all along); "all" (default) or "none"
