@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import LifecycleDaemon
+@testable import LifecycleDaemon
 import LifecycleEngine
 import Testing
 
@@ -60,6 +60,27 @@ struct VersionReaderTests {
         try directory.setModificationTime(replacement, current)
         #expect(rename(replacement, path) == 0)
         #expect(try reader.executableDigest(atPath: path) == Self.worldDigest)
+    }
+
+    @Test("a start's look in the cache: the identity of the file a path leads to, a link followed as open(2) does")
+    func identityByPath() throws {
+        let directory = try Scratch()
+        let path = try directory.write("hello\n", to: "python3.12")
+        let link = directory.path + "/python3"
+        #expect(symlink(path, link) == 0)
+        let identity = try #require(FileIdentity(statingPath: path))
+        #expect(FileIdentity(statingPath: link) == identity, "a link has its target's identity: the digest is found")
+        #expect(try ReadableFile(opening: link).identity == identity, "the same as a read through the open file")
+        #expect(FileIdentity(statingPath: directory.path) == nil, "a directory has none")
+        #expect(FileIdentity(statingPath: directory.path + "/missing") == nil, "nor a path that leads nowhere")
+
+        var reader = VersionReader()
+        #expect(try reader.executableDigest(atPath: link) == Self.helloDigest)
+        // Replaced through the link's target: a new inode, so a new digest, though the link is unchanged.
+        _ = try directory.write("world\n", to: "python3.12.new")
+        #expect(rename(directory.path + "/python3.12.new", path) == 0)
+        #expect(try reader.executableDigest(atPath: link) == Self.worldDigest)
+        #expect(reader.cachedDigestCount == 2)
     }
 
     @Test("the cache is bounded: the oldest digest makes room, and capacity 0 caches nothing")
