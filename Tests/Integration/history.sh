@@ -33,19 +33,23 @@ pid1_runs() {
 # "EVENT INVOCATION_ID RECONCILED" of each dispatch of UNIT, in order.
 dispatch_lines() { dispatches "$1" | jq -r '"\(.LIFECYCLE_EVENT) \(.LIFECYCLE_INVOCATION_ID) \(.LIFECYCLE_RECONCILED // "-")"'; }
 
-# Before lifecycled exists: runs PID 1 logs in its journal.
+# Before lifecycled exists: runs PID 1 logs in its journal, in four files (journald rotated between them: the history
+# is read one file after the other, docs/architecture.md, "PID 1's history, one file at a time").
 run_the_past() {
     local i
     for i in 1 2 3; do
         c_exec systemctl start "$UP"
         sleep 0.3
         c_exec systemctl stop "$UP"
+        if [[ $i == 2 ]]; then c_exec journalctl --rotate; fi
     done
     c_exec systemctl start "$UP" # still running when lifecycled starts
+    c_exec journalctl --rotate
     for i in 1 2; do
         c_exec systemctl start "$FAILING" || true
         sleep 0.5
     done
+    c_exec journalctl --rotate
     for i in 1 2; do c_exec systemctl start "$ONESHOT"; done
 }
 

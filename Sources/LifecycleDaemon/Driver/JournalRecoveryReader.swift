@@ -57,13 +57,13 @@ struct JournalRecoveryReader {
             do {
                 switch start {
                 case .since(let microseconds):
-                    let stoppedAt = try reader.forEachEntry(
+                    let stoppedAt = try reader.forEachEntryFileByFile(
                         matching: HistoryReading.entryMatches, fields: HistoryReading.entryFields, since: microseconds,
                         limit: limit
                     ) { reading.add($0) }
                     return .entries(cursorFound: true, stoppedAt: stoppedAt)
                 case .after(let cursor):
-                    let read = try reader.forEachEntry(
+                    let read = try reader.forEachEntryFileByFile(
                         matching: HistoryReading.entryMatches, fields: HistoryReading.entryFields, after: cursor,
                         limit: limit
                     ) { reading.add($0) }

@@ -188,7 +188,7 @@ extension JournalReader {
         var recentFound = [Bool](repeating: false, count: recent.count)
         for (walked, indices) in Self.groups(recent) where walking && indices.count >= Self.smallestWalk {
             try takeTurn()
-            try add(walked, to: journal.pointer)
+            try Self.add(walked, to: journal.pointer)
             let wanted = indices.map { recent[$0].held }
             Self.walkBack(journal.pointer, for: wanted, count: wanted.count + Self.walkSlack) {
                 recentFound[indices[$0]] = true
@@ -222,7 +222,7 @@ extension JournalReader {
     private static func holds(
         _ matches: [String], journal: OpaquePointer, reader: JournalReader
     ) throws(SystemdError) -> Bool {
-        try reader.add(matches, to: journal)
+        try JournalReader.add(matches, to: journal)
         try check(sd_journal_seek_head(journal), "seek the journal")
         return try check(sd_journal_next(journal), "read the journal") > 0
     }

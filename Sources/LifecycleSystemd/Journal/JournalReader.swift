@@ -104,7 +104,7 @@ public struct JournalReader: Sendable {
             try check(sd_journal_seek_realtime_usec(journal, since), "seek the journal")
         }
         return try walkForward(
-            &journal, matches: matches, fields: fields, walk: &walk, skipping: nil, limit: limit,
+            &journal, reopen: reopener(matching: matches), fields: fields, walk: &walk, skipping: nil, limit: limit,
             withCursors: withCursors, body
         )
     }
@@ -136,23 +136,34 @@ public struct JournalReader: Sendable {
         try check(cursor.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(cursor)")
         let found = try check(sd_journal_next(journal), "read the journal") > 0
             && cursor.withCString { sd_journal_test_cursor(journal, $0) } > 0
-        try add(matches, to: journal)
+        try Self.add(matches, to: journal)
         try check(cursor.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(cursor)")
         // The entry at the cursor was taken into account already.
         let stoppedAt = try walkForward(
-            &journal, matches: matches, fields: fields, walk: &walk, skipping: cursor, limit: limit, withCursors: false,
-            body
+            &journal, reopen: reopener(matching: matches), fields: fields, walk: &walk, skipping: cursor, limit: limit,
+            withCursors: false, body
         )
         return (found, stoppedAt)
     }
 
+    /// Opens ``source`` again with `matches`, for a read that closes the journal on its way
+    /// (``walkForward(_:reopen:fields:walk:skipping:limit:withCursors:_:)``). The files left out were reported by the
+    /// first opening.
+    private func reopener(matching matches: [String]) -> () throws(SystemdError) -> OpaquePointer {
+        { () throws(SystemdError) in
+            var again = JournalDamage()
+            return try open(matching: matches, damage: &again)
+        }
+    }
+
     /// Reads forward from where `journal` stands, calling `body` with each entry but the one at `skipping` (the
     /// first entry, when it is that one). Every ``entriesPerOpening`` entries it closes the journal and opens it again
-    /// at the entry read last, which the new opening then skips. After `limit` entries it stops and returns the
-    /// cursor of the last one; nil when it read to the end. With `withCursors`, each entry carries its cursor.
-    private func walkForward(
-        _ journal: inout OpaquePointer, matches: [String], fields: [String], walk: inout Walk, skipping cursor: String?,
-        limit: Int, withCursors: Bool, _ body: (JournalEntry) -> Void
+    /// with `reopen`, at the entry read last, which the new opening then skips. After `limit` entries it stops and
+    /// returns the cursor of the last one; nil when it read to the end. With `withCursors`, each entry carries its
+    /// cursor.
+    func walkForward(
+        _ journal: inout OpaquePointer, reopen: () throws(SystemdError) -> OpaquePointer, fields: [String],
+        walk: inout Walk, skipping cursor: String?, limit: Int, withCursors: Bool, _ body: (JournalEntry) -> Void
     ) throws(SystemdError) -> String? {
         var skipped = cursor
         var count = 0
@@ -168,9 +179,7 @@ public struct JournalReader: Sendable {
             if count >= limit, let position = Self.cursor(of: journal) { return position }
             guard count % entriesPerOpening == 0, let position = Self.cursor(of: journal) else { continue }
             sd_journal_close(journal)
-            // The files left out were reported by the first opening.
-            var again = JournalDamage()
-            journal = try open(matching: matches, damage: &again)
+            journal = try reopen()
             try check(position.withCString { sd_journal_seek_cursor(journal, $0) }, "seek the journal to \(position)")
             skipped = position
         }
@@ -178,7 +187,7 @@ public struct JournalReader: Sendable {
     }
 
     /// The cursor of the entry `journal` stands on; nil when sd-journal cannot tell.
-    private static func cursor(of journal: OpaquePointer) -> String? {
+    static func cursor(of journal: OpaquePointer) -> String? {
         var cursor: UnsafeMutablePointer<CChar>?
         guard sd_journal_get_cursor(journal, &cursor) >= 0, let cursor else { return nil }
         defer { free(cursor) }
@@ -267,7 +276,7 @@ public struct JournalReader: Sendable {
         var results: [[JournalEntry]] = []
         results.reserveCapacity(queries.count)
         for (index, matches) in queries.enumerated() {
-            try add(matches, to: journal)
+            try Self.add(matches, to: journal)
             try check(sd_journal_seek_tail(journal), "seek the journal")
             var entries: [JournalEntry] = []
             while let entry = walk.step(journal, sd_journal_previous, fields: fields) {
@@ -345,7 +354,7 @@ public struct JournalReader: Sendable {
     func open(matching matches: [String], damage: inout JournalDamage) throws(SystemdError) -> OpaquePointer {
         let journal = try openSource(damage: &damage)
         do {
-            try add(matches, to: journal)
+            try Self.add(matches, to: journal)
         } catch {
             sd_journal_close(journal)
             throw error
@@ -429,7 +438,7 @@ public struct JournalReader: Sendable {
     /// query, rather than at the value of that one dispatch, a bucket of its own (a page fault per dispatch looked
     /// for and file of PID 1's history): on a day-one history of 20,000 runs lifecycled's page faults went from
     /// 494,000 to 297,000 (docs/PERFORMANCE.md, "The day-one history of 100,000 runs, second round").
-    func add(_ matches: [String], to journal: OpaquePointer) throws(SystemdError) {
+    static func add(_ matches: [String], to journal: OpaquePointer) throws(SystemdError) {
         sd_journal_flush_matches(journal)
         for match in matches.reversed() {
             try check(match.withCString { sd_journal_add_match(journal, $0, 0) }, "add the journal match \(match)")
