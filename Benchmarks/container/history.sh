@@ -58,18 +58,11 @@ container_install_trap
 
 # The units, and journald without its rate limit and with room for the whole history.
 prepare_container() {
-    c_exec mkdir -p /run/lc-hist /etc/systemd/journald.conf.d /etc/lifecycled
-    printf '[Journal]\nRateLimitIntervalSec=0\nRuntimeMaxUse=4G\nRuntimeMaxFileSize=128M\nSystemMaxUse=4G\nSystemMaxFileSize=128M\n' |
-        c_exec_stdin tee /etc/systemd/journald.conf.d/lc-history.conf >/dev/null
-    c_exec systemctl restart systemd-journald.service
+    history_journald
+    c_exec mkdir -p /etc/lifecycled
     [[ -z ${HISTORY_PERSISTENT:-} ]] || c_exec journalctl --flush
-    # Each run counts itself; the last one exits 3, which is a success that stops the restarts. ($$ is systemd's
-    # escape for $; %n the unit's name.)
-    local runner='n=$$(cat /run/lc-hist/%n 2>/dev/null || echo 0); n=$$((n + 1)); echo $$n >/run/lc-hist/%n; [ $$n -lt RUNS ] || exit 3'
-    printf '[Unit]\nStartLimitIntervalSec=0\n[Service]\nExecStart=/bin/sh -c %s\nRestart=always\nRestartSec=0\nSuccessExitStatus=3\nRestartPreventExitStatus=3\n' \
-        "'${runner/RUNS/$BIG_RUNS}'" | c_exec_stdin tee /run/systemd/system/lc-hist-big.service >/dev/null
-    printf '[Unit]\nStartLimitIntervalSec=0\n[Service]\nExecStart=/bin/sh -c %s\nRestart=always\nRestartSec=0\nSuccessExitStatus=3\nRestartPreventExitStatus=3\n' \
-        "'${runner/RUNS/$SMALL_RUNS}'" | c_exec_stdin tee /run/systemd/system/lc-hist-small@.service >/dev/null
+    history_unit lc-hist-big.service "$BIG_RUNS"
+    history_unit lc-hist-small@.service "$SMALL_RUNS"
     if [[ -n ${HISTORY_LIVE_CYCLES:-} ]]; then
         printf '[Unit]\nStartLimitIntervalSec=0\n[Service]\nType=simple\nExecStart=/bin/sleep infinity\n[Install]\nWantedBy=multi-user.target\n' |
             c_exec_stdin install -D -m 0644 /dev/stdin /etc/systemd/system/$LIVE_UNIT
@@ -103,10 +96,7 @@ minor_faults() {
 
 max() { if (($1 > $2)); then echo "$1"; else echo "$2"; fi; }
 
-runs_done() {
-    ! c_exec systemctl is-active --quiet lc-hist-big.service 'lc-hist-small@*.service' 2>/dev/null &&
-        [[ -z $(c_exec systemctl list-units --no-legend --state=activating,active 'lc-hist-*') ]]
-}
+runs_done() { history_runs_done lc-hist-big.service 'lc-hist-small@*.service'; }
 
 make_history() {
     local started=$SECONDS i units=()

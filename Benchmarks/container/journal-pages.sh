@@ -18,6 +18,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=Tests/Integration/lib/container.sh
 source "$repo/Tests/Integration/lib/container.sh"
+# shellcheck source=Benchmarks/container/lib.sh
+source "$here/lib.sh"
 
 BIG_RUNS=${BIG_RUNS:-100000}
 SLICE=${SLICE:-5000}
@@ -32,18 +34,10 @@ container_install_trap
 container_boot "lc-pages-$$" "$build_dir" >/dev/null
 
 # journald as history.sh sets it up, and the unit that makes the history.
-c_exec mkdir -p /run/lc-hist /etc/systemd/journald.conf.d
-printf '[Journal]\nRateLimitIntervalSec=0\nRuntimeMaxUse=4G\nRuntimeMaxFileSize=128M\nSystemMaxUse=4G\nSystemMaxFileSize=128M\n' |
-    c_exec_stdin tee /etc/systemd/journald.conf.d/lc-history.conf >/dev/null
-c_exec systemctl restart systemd-journald.service
-runner='n=$$(cat /run/lc-hist/%n 2>/dev/null || echo 0); n=$$((n + 1)); echo $$n >/run/lc-hist/%n; [ $$n -lt RUNS ] || exit 3'
-printf '[Unit]\nStartLimitIntervalSec=0\n[Service]\nExecStart=/bin/sh -c %s\nRestart=always\nRestartSec=0\nSuccessExitStatus=3\nRestartPreventExitStatus=3\n' \
-    "'${runner/RUNS/$BIG_RUNS}'" | c_exec_stdin tee /run/systemd/system/lc-hist-big.service >/dev/null
+history_journald
+history_unit lc-hist-big.service "$BIG_RUNS"
 c_exec systemctl daemon-reload
-runs_done() {
-    ! c_exec systemctl is-active --quiet lc-hist-big.service 2>/dev/null &&
-        [[ -z $(c_exec systemctl list-units --no-legend --state=activating,active 'lc-hist-*') ]]
-}
+runs_done() { history_runs_done lc-hist-big.service; }
 started=$SECONDS
 c_exec systemctl start --no-block lc-hist-big.service
 sleep 2

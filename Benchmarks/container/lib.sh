@@ -110,3 +110,28 @@ measure_each() {
         index=$((index + 1))
     done
 }
+
+# The history benchmarks' journald (history.sh, journal-pages.sh): no rate limit, room for the whole history, files of
+# 128 MB at most; and /run/lc-hist, where each run of a history_unit counts itself.
+history_journald() {
+    c_exec mkdir -p /run/lc-hist /etc/systemd/journald.conf.d
+    printf '[Journal]\nRateLimitIntervalSec=0\nRuntimeMaxUse=4G\nRuntimeMaxFileSize=128M\nSystemMaxUse=4G\nSystemMaxFileSize=128M\n' |
+        c_exec_stdin tee /etc/systemd/journald.conf.d/lc-history.conf >/dev/null
+    c_exec systemctl restart systemd-journald.service
+}
+
+# history_unit NAME RUNS: /run/systemd/system/NAME, a service that runs RUNS times, restarted at once after each run
+# (a template when NAME ends in @.service: each instance RUNS times). Each run counts itself; the last one exits 3,
+# a success that stops the restarts. ($$ is systemd's escape for $; %n the unit's name.)
+history_unit() {
+    local runner='n=$$(cat /run/lc-hist/%n 2>/dev/null || echo 0); n=$$((n + 1)); echo $$n >/run/lc-hist/%n; [ $$n -lt RUNS ] || exit 3'
+    printf '[Unit]\nStartLimitIntervalSec=0\n[Service]\nExecStart=/bin/sh -c %s\nRestart=always\nRestartSec=0\nSuccessExitStatus=3\nRestartPreventExitStatus=3\n' \
+        "'${runner/RUNS/$2}'" | c_exec_stdin tee "/run/systemd/system/$1" >/dev/null
+}
+
+# history_runs_done UNIT...: whether the history is over: none of UNIT (patterns too) active, and no lc-hist-* unit
+# active or activating.
+history_runs_done() {
+    ! c_exec systemctl is-active --quiet "$@" 2>/dev/null &&
+        [[ -z $(c_exec systemctl list-units --no-legend --state=activating,active 'lc-hist-*') ]]
+}
