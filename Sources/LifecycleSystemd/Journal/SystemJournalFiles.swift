@@ -48,8 +48,10 @@ struct SystemJournalFiles {
     /// A journal without files (`Storage=none`) is not waited for.
     func onlineAfterRotation(attempts: Int = 10, pause: () -> Void = { usleep(1_000) }) -> [String] {
         var files = online()
+        // Listed once: a rotation adds files and removes none.
+        guard files.isEmpty, !paths().isEmpty else { return files }
         var left = attempts
-        while files.isEmpty, left > 0, !paths().isEmpty {
+        while files.isEmpty, left > 0 {
             pause()
             files = online()
             left -= 1
