@@ -3,8 +3,9 @@
 #
 # lifecycled under randomized, seeded chaos against a real systemd, judged by PID 1's own journal. Per seed: boots
 # this machine's root as a throw-away container, starts capturing the journal as it is written, runs a unit
-# CHAOS_HISTORY_RUNS times (a history), then installs lifecycled with scripts/install.sh: its first start rebuilds
-# that history from PID 1's journal (history_from_journal) while the chaos begins. For CHAOS_SECONDS it runs a churn
+# CHAOS_HISTORY_RUNS times (a history, in several journal files: journald rotates every 4-11 s meanwhile), then
+# installs lifecycled with scripts/install.sh: its first start rebuilds that history from PID 1's journal
+# (history_from_journal) while the chaos begins. For CHAOS_SECONDS it runs a churn
 # of watched units (a Restart=always crash loop, a long-running service restarted, stopped, started and killed, a
 # oneshot that sometimes fails, a stream of transient units, a service whose executable is replaced, a oneshot whose
 # ExecCondition= check sometimes skips the start or fails, a service PID 1 logs nothing of (LogLevelMax=notice) that
