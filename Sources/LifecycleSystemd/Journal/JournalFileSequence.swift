@@ -4,8 +4,8 @@
 /// file numbered in the same sequence (``JournalSequenceNumber``), and each file's numbers all below the next
 /// file's. Then reading the files one after the other gives the entries sd-journal gives with all of them open at
 /// once, in the same order, and a read that goes on after an entry needs only the files after it
-/// (docs/architecture.md, "PID 1's history, one file at a time"). Anything else (two sequences, overlapping numbers,
-/// a file without entries is left out first) makes no succession, and the caller reads the journal whole.
+/// (docs/architecture.md, "PID 1's history, one file at a time"). Anything else (two sequences, numbers that overlap)
+/// makes no succession, and the caller reads the journal whole; files without entries are left out before.
 public struct JournalFileSequence<File: Sendable>: Sendable {
     /// A file, with the numbers of its first and last entries.
     public struct Member: Sendable {
