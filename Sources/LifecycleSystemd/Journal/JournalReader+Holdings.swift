@@ -141,15 +141,24 @@ extension JournalReader {
         // A look that misses anything lets the newest files go: closed now, their pages and the whole journal's are
         // not mapped at once.
         kept = nil
-        var whole: OpenedJournal?
-        let second = try look(
-            for: missing.map { queries[$0] }, recent: missingRecent.map { recent[$0] }, walking: false, keeping: &whole
-        )
+        let second = try askWhole(missing.map { queries[$0] }, recent: missingRecent.map { recent[$0] })
         for (index, found) in zip(missing, second.found) { answer.found[index] = found }
         for (index, found) in zip(missingRecent, second.recentFound) { answer.recentFound[index] = found }
         answer.askedWhole = missing.count + missingRecent.count
         answer.oldest = second.oldest
         return answer
+    }
+
+    /// The whole journal's answers for what the newest files did not hold, with no walk: the local journal's files one
+    /// at a time (``holdingsInEachFile(of:recent:in:)``), another source's, or files that kept changing, all open at
+    /// once.
+    private func askWhole(_ queries: [[String]], recent: [RecentEntryQuery]) throws(SystemdError) -> JournalHoldings {
+        if source == .local, let files = SystemJournalFiles.local,
+           let answer = try holdingsInEachFile(of: queries, recent: recent, in: files) {
+            return answer
+        }
+        var whole: OpenedJournal?
+        return try look(for: queries, recent: recent, walking: false, keeping: &whole)
     }
 
     /// The files journald writes the system journal to now: `system.journal` of this machine under /var/log/journal
@@ -183,7 +192,7 @@ extension JournalReader {
         found.reserveCapacity(queries.count)
         for matches in queries {
             try takeTurn()
-            found.append(try Self.holds(matches, journal: journal.pointer, reader: self))
+            found.append(try Self.holds(matches, journal: journal.pointer))
         }
         var recentFound = [Bool](repeating: false, count: recent.count)
         for (walked, indices) in Self.groups(recent) where walking && indices.count >= Self.smallestWalk {
@@ -197,7 +206,7 @@ extension JournalReader {
         let unmet = recent.indices.filter { !recentFound[$0] }
         for index in unmet {
             try takeTurn()
-            recentFound[index] = try Self.holds(recent[index].matches, journal: journal.pointer, reader: self)
+            recentFound[index] = try Self.holds(recent[index].matches, journal: journal.pointer)
         }
         var oldest: UInt64 = 0
         var newest: UInt64 = 0
@@ -219,9 +228,7 @@ extension JournalReader {
     /// Whether an entry matches `matches`. Nothing of the entry is read. A step that fails fails the whole look: taken
     /// as "not there", it would make a dispatch the journal holds look dropped, and send it again (an entry journald
     /// is still writing can fail to read).
-    private static func holds(
-        _ matches: [String], journal: OpaquePointer, reader: JournalReader
-    ) throws(SystemdError) -> Bool {
+    static func holds(_ matches: [String], journal: OpaquePointer) throws(SystemdError) -> Bool {
         try JournalReader.add(matches, to: journal)
         try check(sd_journal_seek_head(journal), "seek the journal")
         return try check(sd_journal_next(journal), "read the journal") > 0

@@ -3,39 +3,18 @@
 import CSystemd
 import Glibc
 
-/// The local system journal's files, each held open by a descriptor, in the order of their entries
-/// (``JournalFileSequence``): what ``JournalReader`` reads one file at a time.
-///
-/// The files are listed, opened, and listed again: a rotation renames `system.journal` to an archived name and makes a
-/// new one, and a vacuum removes files, so a set opened while either happened could miss the entries of the file
-/// renamed. When the two listings differ, the set is opened again. A descriptor keeps its file, whatever its name
-/// becomes; the files a later rotation adds hold only entries newer than the listing.
+/// The local system journal's files, each held open by a descriptor (``SystemJournalFiles/opened(attempts:)``: a
+/// rotation or a vacuum while they were opened makes them opened again), in the order of their entries
+/// (``JournalFileSequence``): what ``JournalReader`` reads one file at a time. The files a later rotation adds hold
+/// only entries newer than the listing.
 struct LocalJournalFileSet {
     let sequence: JournalFileSequence<Int32>
     private let descriptors: [Int32]
 
-    /// How many times the files are listed and opened again when they changed meanwhile, before the caller reads the
-    /// journal whole instead.
-    static let attempts = 8
-
     /// The files of `files` as one succession; nil when they are not one (two sequences, numbers that overlap, a
     /// file sd-journal cannot open) or kept changing: then the journal is read whole, as sd-journal opens it.
     static func open(_ files: SystemJournalFiles) -> LocalJournalFileSet? {
-        for _ in 0..<attempts {
-            let paths = files.paths()
-            var descriptors: [Int32] = []
-            for path in paths {
-                let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-                guard descriptor >= 0 else { break }
-                descriptors.append(descriptor)
-            }
-            guard descriptors.count == paths.count, files.paths() == paths else {
-                descriptors.forEach { _ = Glibc.close($0) }
-                continue
-            }
-            return succession(of: descriptors)
-        }
-        return nil
+        files.opened().flatMap { succession(of: $0.map(\.descriptor)) }
     }
 
     /// `descriptors` as one succession, or nil (then closed).

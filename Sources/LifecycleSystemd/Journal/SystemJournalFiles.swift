@@ -33,6 +33,25 @@ struct SystemJournalFiles {
         }.sorted()
     }
 
+    /// The files there now (``paths()``), each opened by a descriptor, and listed again after they are opened: a
+    /// rotation renames `system.journal` to an archived name and makes a new one, a vacuum removes files, and a set
+    /// opened meanwhile could miss the renamed file's entries; then the files are opened again, up to `attempts` times
+    /// (nil after that). A descriptor keeps its file whatever its name becomes. The caller closes them.
+    func opened(attempts: Int = 8) -> [(path: String, descriptor: Int32)]? {
+        for _ in 0..<attempts {
+            let listed = paths()
+            var opened: [(path: String, descriptor: Int32)] = []
+            for path in listed {
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else { break }
+                opened.append((path, descriptor))
+            }
+            if opened.count == listed.count, paths() == listed { return opened }
+            opened.forEach { _ = close($0.descriptor) }
+        }
+        return nil
+    }
+
     /// The files journald writes to now: `system.journal` in this machine's directory under each root, those that
     /// exist.
     func online() -> [String] {
