@@ -135,26 +135,13 @@ extension JournalReader {
             && cursor.withCString { sd_journal_test_cursor(journal, $0) } > 0
     }
 
-    /// The journal file open at `descriptor` as a journal of its own (`sd_journal_open_files_fd(3)`), with `matches`
-    /// added; the caller closes it. The journal is given a copy of the descriptor: sd-journal closes the descriptors
-    /// it opened with as it closes (systemd 252), and `descriptor` stays open for the next opening.
+    /// The journal file open at `descriptor` as a journal of its own, with `matches` added; the caller closes it.
+    /// sd-journal opens it by `/proc/self/fd/N`, the file the descriptor holds whatever its name is now, with a
+    /// descriptor of its own that it closes: `sd_journal_open_files_fd(3)` closes the descriptors it is given in some
+    /// versions (systemd 252) and not in others, so the caller could not tell whether to close them.
     static func open(descriptor: Int32, matching matches: [String] = []) throws(SystemdError) -> OpaquePointer {
-        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        guard copy >= 0 else { throw SystemdError(errno: errno, operation: "open a journal file") }
-        var journal: OpaquePointer?
-        var descriptors = [copy]
-        let opened = sd_journal_open_files_fd(&journal, &descriptors, 1, 0)
-        guard opened >= 0, let journal else {
-            // Not taken on failure.
-            _ = Glibc.close(copy)
-            throw SystemdError(errno: opened < 0 ? opened : EINVAL, operation: "open a journal file")
-        }
-        do throws(SystemdError) {
-            try add(matches, to: journal)
-        } catch {
-            sd_journal_close(journal)
-            throw error
-        }
-        return journal
+        var damage = JournalDamage()  // one file: it opens, or it fails
+        let file = JournalReader(source: .files(["/proc/self/fd/\(descriptor)"]))
+        return try file.open(matching: matches, damage: &damage)
     }
 }
