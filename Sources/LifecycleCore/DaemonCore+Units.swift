@@ -31,7 +31,7 @@ extension DaemonCore {
                 journalPositions.recoveredReadAt = uptime
                 readRecovery(RecoveryQuery(
                     history: .wholeJournal(of: added), catchUp: [], endings: [], patterns: added.patterns,
-                    caughtUp: Set(tracker.records.keys), barrier: nextHistoryBarrier()
+                    caughtUp: Set(tracker.records.keys), watched: watchedPatterns, barrier: nextHistoryBarrier()
                 ))
                 return
             }
@@ -78,7 +78,8 @@ extension DaemonCore {
         if readsManagerJournal {
             journalPositions.recoveredReadAt = uptime
             readRecovery(RecoveryQuery(
-                history: .since(microseconds: since), catchUp: [], endings: [], barrier: nextHistoryBarrier()
+                history: .since(microseconds: since), catchUp: [], endings: [], watched: watchedPatterns,
+                barrier: nextHistoryBarrier()
             ))
         } else {
             recover(with: RecoveryAnswer())  // without PID 1's journal the listing is all there is
@@ -128,7 +129,7 @@ extension DaemonCore {
             catchUp: units.sorted().map { DispatchCatchUp(unit: $0, recordedSequence: tracker.records[$0]?.sequence) },
             endings: readsManagerJournal
                 ? tracker.runsToLookUp(in: listing).map { UnitRunID(unit: $0.unit, invocationID: $0.invocationID) } : [],
-            patterns: configuration.watch.map(\.pattern),
+            patterns: watchedPatterns, watched: watchedPatterns,
             barrier: readsManagerJournal ? nextHistoryBarrier() : nil
         )
     }
@@ -254,10 +255,13 @@ extension DaemonCore {
         ))
     }
 
+    /// Every watched pattern.
+    private var watchedPatterns: [UnitPattern] { configuration.watch.map(\.pattern) }
+
     /// The patterns whose units a history's slices catch up with: those watched at start, those a reload added.
     private func caughtUpPatterns(_ cause: RecoveryCause) -> [UnitPattern] {
         switch cause {
-        case .start: configuration.watch.map(\.pattern)
+        case .start: watchedPatterns
         case .watchAdded(let added): added.patterns
         case .signalsLost: []
         }

@@ -17,8 +17,10 @@ public struct HistoryReading: Sendable {
         case barrier(JournalBarrier)
         /// The position of the journal's newest entry.
         case tail
-        /// The units the journal names (``JournaledUnits``), read after the tail: a superset of the history's.
-        case journaledUnits
+        /// The units the journal names (``JournaledUnits``) among those `watched` patterns match, read after the
+        /// tail: a superset of the history's. Not asked without patterns, which would name nothing and so let every
+        /// unit with no record go live, those whose runs the history holds too.
+        case journaledUnits(watched: [UnitPattern])
         /// The position the previous lifecycled saved in the state directory (nil when there is none).
         case savedPosition
         /// When (µs since the epoch) the newest earlier lifecycled that tracked units last wrote an entry: its last
@@ -129,17 +131,14 @@ public struct HistoryReading: Sendable {
             }
         case (.tail, .tail(let position)):
             answer.position = position
-            next = .journaledUnits
+            if query.watched.isEmpty {
+                readHistoryStart()
+            } else {
+                next = .journaledUnits(watched: query.watched)
+            }
         case (.journaledUnits, .journaledUnits(let units)):
             answer.journaledUnits = units
-            switch query.history {
-            case .since(let microseconds):
-                readSlice(SlicedHistory(end: answer.position), from: .since(Self.before(microseconds)))
-            case .wholeJournal(let units):
-                readSlice(SlicedHistory(end: answer.position, isWholeJournal: true, units: units), from: .since(0))
-            case .none, .sinceLastTracking, .resuming:
-                next = .savedPosition
-            }
+            readHistoryStart()
         case (.savedPosition, .savedPosition(let saved?)):
             let watchedUntil = Milliseconds(saved.realtimeMicroseconds / 1_000)
             readSlice(
@@ -197,6 +196,19 @@ public struct HistoryReading: Sendable {
         case .resuming(let resume):
             answer.isContinuation = true
             readSlice(resume.sliced, from: .after(resume.cursor))
+        }
+    }
+
+    /// Where the history starts, once its end (the tail) is known: at once for a time or the whole journal, else
+    /// after the saved position.
+    private mutating func readHistoryStart() {
+        switch query.history {
+        case .since(let microseconds):
+            readSlice(SlicedHistory(end: answer.position), from: .since(Self.before(microseconds)))
+        case .wholeJournal(let units):
+            readSlice(SlicedHistory(end: answer.position, isWholeJournal: true, units: units), from: .since(0))
+        case .none, .sinceLastTracking, .resuming:
+            next = .savedPosition
         }
     }
 

@@ -30,19 +30,25 @@ public struct RecoveryQuery: Sendable, Equatable {
     public var patterns: [UnitPattern]
     /// Units caught up with already (by an earlier slice's query, or with a record): not again.
     public var caughtUp: Set<String>
+    /// Every watched pattern: the units the journal names (``JournaledUnits``) are read for these. A unit the journal
+    /// names never goes live (``HistoryReading/Read/journaledUnits(watched:)``), whatever the recovery catches up
+    /// with: a gap's recovery catches up with no pattern, yet the units whose runs its history holds must wait for it.
+    public var watched: [UnitPattern]
     /// The probe to see in the journal before anything is read (``JournalBarrier``): then the history's end holds
     /// everything PID 1 logged before the listing this recovery follows. nil: read at once.
     public var barrier: JournalBarrier?
 
     public init(
         history: HistoryWindow, catchUp: [DispatchCatchUp], endings: [UnitRunID],
-        patterns: [UnitPattern] = [], caughtUp: Set<String> = [], barrier: JournalBarrier? = nil
+        patterns: [UnitPattern] = [], caughtUp: Set<String> = [], watched: [UnitPattern] = [],
+        barrier: JournalBarrier? = nil
     ) {
         self.history = history
         self.catchUp = catchUp
         self.endings = endings
         self.patterns = patterns
         self.caughtUp = caughtUp
+        self.watched = watched
         self.barrier = barrier
     }
 }

@@ -64,6 +64,10 @@ struct CoreHarness {
     /// The recovery barriers written, by number.
     var historyBarriersWritten: [UInt64] = []
     var recoveryQueries: [RecoveryQuery] = []
+    /// Every unit PID 1's journal names (`UNIT=`), when set: a held recovery read then names those its
+    /// ``HistoryReading`` asks for at once (``DaemonInput/journaledUnitsRead(_:)``), as the driver does long before
+    /// the answer.
+    var journalUnitNames: Set<String>?
     /// Where the journal ends, for ``DaemonEffect/readJournalTail``; and every position saved, in order.
     var journalTail: JournalPosition?
     var savedPositions: [JournalPosition] = []
@@ -216,7 +220,7 @@ struct CoreHarness {
             recoveryQueries.append(query)
             if holdRecoveryReads {
                 heldRecoveryReads.append((query, recoveryQueries.count))
-                return nil
+                return journaledUnits(for: query).map(DaemonInput.journaledUnitsRead)
             }
             return recoveryAnswer(to: query, number: recoveryQueries.count)
         case .watch(let patterns): watched.append(patterns)
@@ -269,6 +273,16 @@ struct CoreHarness {
             return .recovered(slice)
         }
         return recovery.map(DaemonInput.recovered)
+    }
+
+    /// What the journal names (``journalUnitNames``) for `query`, when its reading asks (the barrier seen).
+    private func journaledUnits(for query: RecoveryQuery) -> JournaledUnits? {
+        guard let names = journalUnitNames else { return nil }
+        var reading = HistoryReading(query, kernelBoot: nil)
+        if case .barrier = reading.next { reading.take(.barrier(seen: true)) }
+        if case .tail = reading.next { reading.take(.tail(journalTail)) }
+        guard case .journaledUnits(let watched)? = reading.next else { return nil }
+        return JournaledUnits(logged: names.filter { name in watched.contains { $0.matches(name) } }, dispatched: [])
     }
 
     /// Answers the oldest recovery read held (``holdRecoveryReads``), as the journal stands now.

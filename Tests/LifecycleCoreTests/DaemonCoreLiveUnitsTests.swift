@@ -100,6 +100,27 @@ struct DaemonCoreLiveUnitsTests {
         #expect(h.dispatches(of: Self.fresh) == ["1 launch n", "2 sleep n"], "nothing twice")
     }
 
+    @Test("signals lost: a new unit whose run the gap's history holds is not live, though its change comes first")
+    func gapRunOfNewUnitWaits() throws {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        h.holdRecoveryReads = true
+        h.now = H.t0 + 5_000_000
+        h.send(.signalsLost)
+        // A transient unit ran and failed while systemd re-executed: gone from the listing, named by PID 1's journal.
+        h.journalUnitNames = [H.unit, Self.fresh]
+        h.send(.listing([]))
+        #expect(h.heldRecoveryReads.count == 1, "the gap's read, unanswered")
+        // Its signal comes while the gap's history is read.
+        h.send(.changed(H.snapshot("failed", "n", second: 5_001, result: "exit-code", unit: Self.fresh)))
+        #expect(h.dispatches(of: Self.fresh).isEmpty, "held for the gap's history")
+        h.recovery = RecoveryAnswer(history: H.history([("n", 5_000, 5_001, "exit-code")], unit: Self.fresh))
+        while !h.heldRecoveryReads.isEmpty { h.answerHeldRecoveryRead() }
+        #expect(h.core.phase == .tracking)
+        #expect(h.dispatches(of: Self.fresh) == ["1 launch n reconciled", "2 crash n reconciled"])
+    }
+
     @Test(
         "signals lost while the history is read: the runs of the gap are read from PID 1's journal before the listing",
         arguments: [true, false]

@@ -68,7 +68,7 @@ struct HistoryReadingTests {
     static func startQuery(orWholeJournal: Bool = false, barrier: JournalBarrier? = nil) -> RecoveryQuery {
         RecoveryQuery(
             history: .sinceLastTracking(orWholeJournal: orWholeJournal), catchUp: [], endings: [], patterns: patterns,
-            barrier: barrier
+            watched: patterns, barrier: barrier
         )
     }
 
@@ -78,7 +78,7 @@ struct HistoryReadingTests {
     func savedPosition() {
         let reading = drive(Self.startQuery(), [
             Step(read: .tail, found: .tail(Self.tail)),
-            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+            Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(Self.saved)),
             Step(
                 read: .entries(from: .after("s=saved"), limit: HistoryReading.entriesPerSlice),
@@ -104,7 +104,7 @@ struct HistoryReadingTests {
     func lastTracking(lastSeen: UInt64, start: UInt64) {
         let reading = drive(Self.startQuery(), [
             Step(read: .tail, found: .tail(Self.tail)),
-            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+            Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(nil)),
             Step(read: .lastTracking(thisBoot: Self.boot), found: .lastTracking(microseconds: lastSeen)),
             Step(
@@ -120,7 +120,7 @@ struct HistoryReadingTests {
     func firstStart(orWholeJournal: Bool) {
         var steps = [
             Step(read: .tail, found: .tail(Self.tail)),
-            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+            Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(nil)),
             Step(read: .lastTracking(thisBoot: Self.boot), found: .lastTracking(microseconds: nil)),
         ]
@@ -139,10 +139,12 @@ struct HistoryReadingTests {
 
     @Test("signals lost: the history starts 10 s before the loss and ends at the tail; no saved position is asked")
     func signalsLost() {
-        let query = RecoveryQuery(history: .since(microseconds: 1_800_000_090_000_000), catchUp: [], endings: [])
+        let query = RecoveryQuery(
+            history: .since(microseconds: 1_800_000_090_000_000), catchUp: [], endings: [], watched: Self.patterns
+        )
         let reading = drive(query, [
             Step(read: .tail, found: .tail(Self.tail)),
-            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+            Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
             Step(
                 read: .entries(from: .since(1_800_000_080_000_000), limit: HistoryReading.entriesPerSlice),
                 found: .entries(cursorFound: true, stoppedAt: nil)
@@ -155,12 +157,15 @@ struct HistoryReadingTests {
     @Test("units a reload began to watch: the whole journal, their runs only")
     func wholeJournalOfSelection() throws {
         let selection = UnitSelection(patterns: [try UnitPattern("lc-*.service")], excluded: [try UnitPattern("lc-old*.service")])
-        let query = RecoveryQuery(history: .wholeJournal(of: selection), catchUp: [], endings: [], patterns: selection.patterns)
+        let query = RecoveryQuery(
+            history: .wholeJournal(of: selection), catchUp: [], endings: [], patterns: selection.patterns,
+            watched: Self.patterns
+        )
         let entries = Self.run("lc-new.service", "n1", second: 10) + Self.run("lc-old.service", "o1", second: 11)
             + Self.run("other.service", "x1", second: 12)
         let reading = drive(query, [
             Step(read: .tail, found: .tail(Self.tail)),
-            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+            Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
             Step(
                 read: .entries(from: .since(0), limit: HistoryReading.entriesPerSlice), entries: entries,
                 found: .entries(cursorFound: true, stoppedAt: "s=more")
@@ -194,7 +199,7 @@ struct HistoryReadingTests {
     func cursorGone() {
         let reading = drive(Self.startQuery(), [
             Step(read: .tail, found: .tail(Self.tail)),
-            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+            Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(Self.saved)),
             Step(
                 read: .entries(from: .after("s=saved"), limit: HistoryReading.entriesPerSlice),
@@ -213,7 +218,7 @@ struct HistoryReadingTests {
         if seen {
             steps += [
                 Step(read: .tail, found: .tail(Self.tail)),
-                Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+                Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
                 Step(read: .savedPosition, found: .savedPosition(Self.saved)),
                 Step(
                     read: .entries(from: .after("s=saved"), limit: HistoryReading.entriesPerSlice),
@@ -233,12 +238,12 @@ struct HistoryReadingTests {
         let run = UnitRunID(unit: "lc-a.service", invocationID: "a1")
         let query = RecoveryQuery(
             history: .sinceLastTracking(orWholeJournal: true), catchUp: [DispatchCatchUp(unit: "lc-a.service")],
-            endings: [run]
+            endings: [run], watched: Self.patterns
         )
         for failing in 0..<2 {
             var steps = [
                 Step(read: .tail, found: .tail(nil)),
-                Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+                Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
                 Step(read: .savedPosition, found: .savedPosition(nil)),
                 Step(read: .lastTracking(thisBoot: Self.kernelBoot), found: failing == 0 ? .unreadable : .lastTracking(microseconds: 7_000_000_000)),
             ]
@@ -266,7 +271,7 @@ struct HistoryReadingTests {
         ]
         var reading = drive(Self.startQuery(), [
             Step(read: .tail, found: .tail(Self.tail)),
-            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+            Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(Self.saved)),
             Step(
                 read: .entries(from: .after("s=saved"), limit: HistoryReading.entriesPerSlice), entries: first,
@@ -311,7 +316,7 @@ struct HistoryReadingTests {
         ]
         let reading = drive(Self.startQuery(), [
             Step(read: .tail, found: .tail(Self.tail)),
-            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+            Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(Self.saved)),
             Step(
                 read: .entries(from: .after("s=saved"), limit: HistoryReading.entriesPerSlice), entries: entries,
@@ -342,7 +347,6 @@ struct HistoryReadingTests {
         let query = RecoveryQuery(history: .since(microseconds: 1_800_000_000_000_000), catchUp: [], endings: [])
         let reading = drive(query, [
             Step(read: .tail, found: .tail(tail)),
-            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
             Step(
                 read: .entries(from: .since(1_799_999_990_000_000), limit: HistoryReading.entriesPerSlice),
                 entries: Self.run("other.service", "o1", second: 60, boot: entryBoot),
@@ -360,7 +364,7 @@ struct HistoryReadingTests {
         stepped.fields["_SOURCE_REALTIME_TIMESTAMP"] = String(sent)
         let reading = drive(Self.startQuery(), [
             Step(read: .tail, found: .tail(Self.tail)),
-            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+            Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
             Step(read: .savedPosition, found: .savedPosition(Self.saved)),
             Step(
                 read: .entries(from: .after("s=saved"), limit: HistoryReading.entriesPerSlice), entries: [stepped],
@@ -380,14 +384,14 @@ struct HistoryReadingTests {
         let query = RecoveryQuery(
             history: .since(microseconds: 1_800_000_000_000_000),
             catchUp: [DispatchCatchUp(unit: "lc-a.service", recordedSequence: 9)], endings: [], patterns: Self.patterns,
-            caughtUp: ["lc-b.service"]
+            caughtUp: ["lc-b.service"], watched: Self.patterns
         )
         let entries = Self.run("lc-a.service", "a1", second: 60) + Self.run("lc-b.service", "b1", second: 61)
             + Self.run("lc-c.service", "c1", second: 62) + Self.run("other.service", "o1", second: 63)
         let journaled = ["lc-c.service": [JournaledDispatch]()]
         let reading = drive(query, [
             Step(read: .tail, found: .tail(Self.tail)),
-            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+            Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
             Step(
                 read: .entries(from: .since(1_799_999_990_000_000), limit: HistoryReading.entriesPerSlice),
                 entries: entries, found: .entries(cursorFound: true, stoppedAt: nil)
@@ -408,13 +412,14 @@ struct HistoryReadingTests {
         let open = UnitRunID(unit: "other.service", invocationID: "o2")
         let absent = UnitRunID(unit: "gone.service", invocationID: "g1")
         let query = RecoveryQuery(
-            history: .since(microseconds: 1_800_000_000_000_000), catchUp: [], endings: [ended, open, absent]
+            history: .since(microseconds: 1_800_000_000_000_000), catchUp: [], endings: [ended, open, absent],
+            watched: Self.patterns
         )
         let entries = Self.run("other.service", "o1", second: 60)
             + [Self.entry(RunEnding.MessageID.unitStarting, "other.service", "o2", second: 70)]
         _ = drive(query, [
             Step(read: .tail, found: .tail(Self.tail)),
-            Step(read: .journaledUnits, found: .journaledUnits(Self.named)),
+            Step(read: .journaledUnits(watched: Self.patterns), found: .journaledUnits(Self.named)),
             Step(
                 read: .entries(from: .since(1_799_999_990_000_000), limit: HistoryReading.entriesPerSlice),
                 entries: entries, found: .entries(cursorFound: true, stoppedAt: nil)
@@ -423,14 +428,21 @@ struct HistoryReadingTests {
         ])
     }
 
-    @Test("what the journal names is read right after the tail, before any entry; unreadable, the answer has none; a later slice reads none")
+    @Test("what the journal names is read right after the tail, before any entry; unreadable, the answer has none; a later slice or a query with no watched pattern reads none")
     func journaledUnits() {
         var reading = HistoryReading(Self.startQuery(), kernelBoot: Self.kernelBoot)
         reading.take(.tail(Self.tail))
-        #expect(reading.next == .journaledUnits)
+        #expect(reading.next == .journaledUnits(watched: Self.patterns))
         reading.take(.journaledUnits(nil))
         #expect(reading.next == .savedPosition)
         #expect(reading.answer.journaledUnits == nil)
+        // Without watched patterns, nothing is named, so nothing is read: every unit would go live.
+        var unwatched = HistoryReading(
+            RecoveryQuery(history: .since(microseconds: 1_800_000_000_000_000), catchUp: [], endings: []),
+            kernelBoot: Self.kernelBoot
+        )
+        unwatched.take(.tail(Self.tail))
+        #expect(unwatched.next == .entries(from: .since(1_799_999_990_000_000), limit: HistoryReading.entriesPerSlice))
         let resume = HistoryResume(cursor: "s=cut", sliced: SlicedHistory(end: Self.tail))
         let later = HistoryReading(
             RecoveryQuery(history: .resuming(resume), catchUp: [], endings: []), kernelBoot: Self.kernelBoot
@@ -450,7 +462,6 @@ struct HistoryReadingTests {
         ]
         var reading = HistoryReading(query, kernelBoot: Self.kernelBoot)
         reading.take(.tail(Self.tail))
-        reading.take(.journaledUnits(Self.named))
         entries.forEach { reading.add($0) }
         reading.take(.entries(cursorFound: true, stoppedAt: nil))
         guard case .coreDumps(let span)? = reading.next else {

@@ -26,8 +26,8 @@ struct JournalRecoveryReader {
             switch read {
             case .barrier(let barrier):
                 reading.take(.barrier(seen: lookForBarrier(barrier)))
-            case .journaledUnits:
-                let units = journaledUnits(watched: query.patterns)
+            case .journaledUnits(let watched):
+                let units = journaledUnits(watched: watched)
                 reading.take(.journaledUnits(units))
                 if let units { named(units) }
             default:
