@@ -18,6 +18,7 @@
 # Sizes (environment, for quick trials): CHURN_UNITS (2000), CHURN_WINDOW (16), CHURN_LINGER (5 s: how long the
 # driver listens for units loaded again), MEM_UNITS (1000), MEM_BATCH (100), READY_RESTARTS (2), IDLE_SECONDS (30),
 # RELOAD_REPEATS (3), RELOAD_WINDOW (5 s), LAT_CYCLES (300), MONITOR_UNITS (200: churn runs watched by busctl monitor).
+# SERVICE_DROPIN: lines added to lifecycled.service's [Service] in a drop-in (e.g. 'Nice=-5'), to try a setting.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -175,6 +176,12 @@ floor_pid=$(unit_host_pid lc-floor.service)
 # Installed (and so started once) before the units exist; then stopped with its state wiped, so that the start below
 # is a first start with MEM_UNITS units.
 c_exec env PREFIX=/opt/lifecycled /opt/lifecycled-src/scripts/install.sh "$BIN" >/dev/null
+if [[ -n ${SERVICE_DROPIN:-} ]]; then
+    printf '[Service]\n%s\n' "$SERVICE_DROPIN" |
+        c_exec_stdin install -D -m 0644 /dev/stdin /etc/systemd/system/lifecycled.service.d/benchmark.conf
+    c_exec systemctl daemon-reload
+    say "lifecycled.service's drop-in: $SERVICE_DROPIN"
+fi
 c_exec systemctl stop lifecycled.service
 c_exec sh -c 'rm -rf /var/lib/lifecycled/*'
 
@@ -184,6 +191,7 @@ section "1. READY=1 and memory with $MEM_UNITS loaded, watched units"
 mark=$(busy_mark)
 c_exec "$INSIDE/units.sh" start lc-mem@ "$MEM_UNITS" "$MEM_BATCH" | sed 's/^/  /'
 start_lifecycled "first start"
+say "  lifecycled's nice value: $(ps -o ni= -p "$lc_pid" | tr -d ' ')"
 sleep 3
 say "  3 s after READY: VmRSS / RssAnon MB: lifecycled $(memory "$lc_pid"), floor $(memory "$floor_pid")"
 wait_cpu_quiet "$lc_pid"
