@@ -180,4 +180,37 @@ struct JournalReaderFileByFileTests {
         ) { indexes.append(index($0)) }
         #expect(indexes == Array(0..<20))
     }
+
+    /// The descriptors this process holds on files under `root` (other tests running meanwhile hold their own).
+    static func descriptors(under root: String) throws -> [String] {
+        let real = URL(fileURLWithPath: root).resolvingSymlinksInPath().path + "/"
+        return try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)
+        }.filter { $0.hasPrefix(real) }
+    }
+
+    @Test("reads and looks one file at a time leave no descriptor open, however many there are")
+    func noDescriptorLeft() throws {
+        let root = try Files.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        guard try Self.threeFiles(in: root) != nil else { return }
+        let local = SystemJournalFiles(roots: [root], machineID: Self.machine)
+        let reader = JournalReader()
+        var read = 0
+        for _ in 0..<20 {
+            var stoppedAt = try reader.forEachEntry(in: local, matching: [], fields: ["TEST_INDEX"], since: 0, limit: 7) {
+                _ in read += 1
+            }
+            while let cursor = stoppedAt {
+                stoppedAt = try reader.forEachEntry(
+                    in: local, matching: [], fields: ["TEST_INDEX"], after: cursor, limit: 7
+                ) { _ in read += 1 }.stoppedAt
+            }
+            _ = try reader.holdingsInEachFile(
+                of: JournalReaderHoldingsByFileTests.queries, recent: JournalReaderHoldingsByFileTests.recent, in: local
+            )
+        }
+        #expect(read == 20 * 30, "every entry read, each time")
+        #expect(try Self.descriptors(under: root).isEmpty)
+    }
 }
