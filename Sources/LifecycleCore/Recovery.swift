@@ -26,7 +26,8 @@ public struct RecoveryQuery: Sendable, Equatable {
     public var catchUp: [DispatchCatchUp]
     /// Stored runs to look up in PID 1's entries when the history does not say how they ended.
     public var endings: [UnitRunID]
-    /// The watched patterns: units the history shows are caught up with too, when watched.
+    /// The patterns whose units the history shows are caught up with too: every watched pattern at start, those a
+    /// reload added, none for a gap (lifecycled kept running: no record is behind its own dispatches).
     public var patterns: [UnitPattern]
     /// Units caught up with already (by an earlier slice's query, or with a record): not again.
     public var caughtUp: Set<String>
