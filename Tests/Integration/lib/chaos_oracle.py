@@ -137,7 +137,9 @@ and two checks need no journal at all:
                                      no other disturbance is on, and records each run itself: its state file (or
                                      archived record) must count exactly those runs (wakes = runs begun, sleeps =
                                      clean stops, no crash, sequence = both), whatever the journal stored
-  counters (pending)                 no state file keeps more than 16 dispatches waiting for the journal
+  counters (pending)                 no state file keeps more than 16 dispatches waiting for the journal once
+                                     settled (chaos.sh waits up to 30 s for it: a journald stall just before the
+                                     settle leaves the stall's dispatches waiting until the journal confirms them)
 
 Manual-only units (--manual; autotracking off, systemd never lists them, so lifecycled archives their record after a
 restart and their next event must bring it back):
