@@ -255,9 +255,6 @@ extension DaemonCore {
         ))
     }
 
-    /// Every watched pattern.
-    private var watchedPatterns: [UnitPattern] { configuration.watch.map(\.pattern) }
-
     /// The patterns whose units a history's slices catch up with: those watched at start, those a reload added.
     private func caughtUpPatterns(_ cause: RecoveryCause) -> [UnitPattern] {
         switch cause {

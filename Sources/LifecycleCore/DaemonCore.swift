@@ -163,6 +163,8 @@ public struct DaemonCore: Sendable {
     }
 
     public var configuration: LifecycleConfiguration { tracker.configuration }
+    /// Every watched pattern.
+    var watchedPatterns: [UnitPattern] { configuration.watch.map(\.pattern) }
     /// Dispatches made but not yet taken by the journal.
     public var undeliveredCount: Int { outbox.undeliveredCount }
 
@@ -284,7 +286,7 @@ public struct DaemonCore: Sendable {
         health.startTime = now
         if let problem = stateDirectoryProblem { cannotWrite(problem) }
         if readsJournal { adoptLeftovers() }
-        let patterns = configuration.watch.map(\.pattern)
+        let patterns = watchedPatterns
         guard !patterns.isEmpty else {
             log(.notice, "No units are watched: add patterns to \"watch\" in the configuration")
             statusText = "Watching no units"
