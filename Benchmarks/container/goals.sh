@@ -19,6 +19,8 @@
 # driver listens for units loaded again), MEM_UNITS (1000), MEM_BATCH (100), READY_RESTARTS (2), IDLE_SECONDS (30),
 # RELOAD_REPEATS (3), RELOAD_WINDOW (5 s), LAT_CYCLES (300), MONITOR_UNITS (200: churn runs watched by busctl monitor).
 # SERVICE_DROPIN: lines added to lifecycled.service's [Service] in a drop-in (e.g. 'Nice=-5'), to try a setting.
+# LAT_SCHED=1: during the latency cycles, also trace every CPU's context switches (perf, sched:sched_switch) and say
+# how much of lifecycled's own part its thread spent runnable but off the CPU, and who ran meanwhile.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,6 +40,7 @@ IDLE_SECONDS=${IDLE_SECONDS:-30}
 RELOAD_REPEATS=${RELOAD_REPEATS:-3}
 RELOAD_WINDOW=${RELOAD_WINDOW:-5}
 LAT_CYCLES=${LAT_CYCLES:-300}
+LAT_SCHED=${LAT_SCHED:-0}
 MONITOR_UNITS=${MONITOR_UNITS:-200}
 
 readonly INSIDE=/opt/lifecycled-src/Benchmarks/container/inside
@@ -281,6 +284,10 @@ if command -v perf >/dev/null; then
     perf record -q -k CLOCK_MONOTONIC -e syscalls:sys_exit_poll,syscalls:sys_enter_sendmsg -p "$lc_pid" \
         -o "$work/lat.perf" >/dev/null 2>&1 &
     perf_pid=$!
+    if [[ $LAT_SCHED == 1 ]]; then
+        perf record -q -k CLOCK_MONOTONIC -a -e sched:sched_switch -o "$work/sched.perf" >/dev/null 2>&1 &
+        sched_pid=$!
+    fi
     sleep 1
 fi
 c_exec "$INSIDE/latency.sh" lc-lat.service "$LAT_CYCLES" 0 >"$work/lat.txt"
@@ -289,6 +296,10 @@ if [[ -n $perf_pid ]]; then
     sleep 0.5
     kill -INT "$perf_pid"
     wait "$perf_pid" || true
+    if [[ -n ${sched_pid:-} ]]; then
+        kill -INT "$sched_pid"
+        wait "$sched_pid" || true
+    fi
 fi
 wait_cpu_quiet "$lc_pid"
 # Reference: the unit's own InactiveExit/InactiveEnterTimestampMonotonic, joined on the InvocationID (run.sh's method).
@@ -321,16 +332,17 @@ say "  the same dispatches after PID 1's own entry for the transition: $lat1_n, 
 # that (lifecycled woken by the signal that caused it). PID 1's entry -> wake: PID 1, the bus daemon and the
 # scheduler; wake -> send: lifecycled's own work; send -> entry: journald.
 if [[ -s $work/lat.perf ]]; then
-    perf script -i "$work/lat.perf" -F time,event 2>/dev/null |
-        awk '{ t = $1; sub(":", "", t); printf "%.0f %s\n", t * 1e6, ($2 ~ /poll/ ? "poll" : "send") }' >"$work/lat-syscalls.txt"
+    perf script -i "$work/lat.perf" -F tid,time,event 2>/dev/null |
+        awk '{ t = $2; sub(":", "", t); printf "%.0f %s %s\n", t * 1e6, ($3 ~ /poll/ ? "poll" : "send"), $1 }' \
+        >"$work/lat-syscalls.txt"
     dispatches | awk 'FILENAME == ARGV[1] { at[$1 "/" $2] = $3; next }
-        FILENAME == ARGV[2] { n++; t[n] = $1; e[n] = $2; next }
+        FILENAME == ARGV[2] { n++; t[n] = $1; e[n] = $2; tid[n] = $3; next }
         $1 == "lc-lat.service" {
             id = ($2 == "sleep" ? "7ad2d189f7e94e70a38c781354912448/" : "39f53479d3a045ac8e11786248231fbf/") $3
             if (!(id in at) || $4 < t[1] || $4 > t[n] + 100000) next
-            send = 0; for (i = n; i > 0; i--) if (t[i] <= $4 && e[i] == "send") { send = t[i]; break }
-            wake = 0; for (; i > 0; i--) if (e[i] == "poll") { wake = t[i]; break }
-            if (send && wake) print wake - at[id], send - wake, $4 - send }' \
+            send = 0; for (i = n; i > 0; i--) if (t[i] <= $4 && e[i] == "send") { send = t[i]; thread = tid[i]; break }
+            wake = 0; for (; i > 0; i--) if (e[i] == "poll" && tid[i] == thread) { wake = t[i]; break }
+            if (send && wake) print wake - at[id], send - wake, $4 - send, wake, send, thread }' \
         "$work/lat-pid1.txt" "$work/lat-syscalls.txt" - >"$work/lat-split-us.txt"
     for column in 1 2 3; do
         read -r n p50 p99 max <<<"$(awk -v c="$column" '{ print $c }' "$work/lat-split-us.txt" | percentiles)"
@@ -339,6 +351,41 @@ if [[ -s $work/lat.perf ]]; then
         say "    $part: p50 $p50 ms, p99 $p99 ms, max $max ms"
         [[ $column == 2 ]] && lat_own_p99=$p99 lat_own_p50=$p50
     done
+fi
+# The own part against the scheduler: for each window (woken -> send), how long its thread was switched out while
+# runnable (prev_state R: preempted) or waiting (any other state: a system call that blocked), and who took its CPU.
+if [[ -s $work/sched.perf && -s $work/lat-split-us.txt ]]; then
+    perf script -i "$work/sched.perf" -F time,trace 2>/dev/null |
+        awk '{ t = $1; sub(":", "", t)
+               match($0, /prev_pid=[0-9]+/); prev = substr($0, RSTART + 9, RLENGTH - 9)
+               match($0, /prev_state=[^ ]+/); state = substr($0, RSTART + 11, RLENGTH - 11)
+               match($0, /next_comm=.* next_pid=/); comm = substr($0, RSTART + 10, RLENGTH - 20); gsub(/ /, "_", comm)
+               match($0, /next_pid=[0-9]+/); next_pid = substr($0, RSTART + 9, RLENGTH - 9)
+               printf "%.0f %s %s %s %s\n", t * 1e6, prev, state, next_pid, comm }' >"$work/sched-switches.txt"
+    awk 'FILENAME == ARGV[1] { n++; wake[n] = $4; send[n] = $5; thread[$6] = 1; next }
+        ($2 in thread) { out[$2] = $1; why[$2] = $3; by[$2] = $5; next }
+        ($4 in thread) && ($4 in out) { k++; from[k] = out[$4]; to[k] = $1; tid_of[k] = $4
+            state[k] = why[$4]; taker[k] = by[$4]; delete out[$4] }
+        END {
+            for (w = 1; w <= n; w++) {
+                pre = 0; blocked = 0; who = "-"
+                for (j = 1; j <= k; j++) {
+                    a = (from[j] > wake[w] ? from[j] : wake[w]); b = (to[j] < send[w] ? to[j] : send[w])
+                    if (b <= a) continue
+                    if (state[j] ~ /^R/) { pre += b - a; who = taker[j] } else blocked += b - a
+                }
+                print send[w] - wake[w], pre, blocked, who
+            }
+        }' "$work/lat-split-us.txt" "$work/sched-switches.txt" >"$work/lat-sched-us.txt"
+    read -r n p50 p99 max <<<"$(awk '{ print $1 - $2 }' "$work/lat-sched-us.txt" | percentiles)"
+    say "    the own part without the time preempted: p50 $p50 ms, p99 $p99 ms, max $max ms"
+    lat_run_p99=$p99 lat_run_p50=$p50
+    say "    windows preempted: $(awk '$2 > 0 { p++ } END { print p + 0 }' "$work/lat-sched-us.txt") of $n;" \
+        "over 1 ms: $(awk '$1 > 1000 { s++; if ($2 > 0) p++ } END { printf "%d, %d of them preempted", s, p }' "$work/lat-sched-us.txt")"
+    say "    who took the CPU from a window: $(awk '$2 > 0 { c[$4] += $2 } END { for (x in c) printf "%s %.2f ms, ", x, c[x] / 1000 }' \
+        "$work/lat-sched-us.txt")"
+    say "    time blocked in a system call within windows: $(awk '{ b += $3 } END { printf "%.2f ms in all", b / 1000 }' \
+        "$work/lat-sched-us.txt")"
 fi
 
 # --- 5. churn ------------------------------------------------------------------------------------------------------
@@ -423,6 +470,7 @@ row "context switches in $IDLE_SECONDS s idle" "pings" "$lc_idle ($idle_perf)" "
 row "p99 state change -> dispatch, back to back, ms" "<= 5" "$lat_p99 (p50 $lat_p50, n=$lat_n)" "-" ""
 row "  p99 after PID 1's own journal entry, ms" "-" "$lat1_p99 (p50 $lat1_p50, n=$lat1_n)" "-" ""
 row "  p99 of lifecycled's own part (woken -> send), ms" "-" "${lat_own_p99:-no perf} (p50 ${lat_own_p50:--})" "-" ""
+[[ -n ${lat_run_p99:-} ]] && row "    without the time preempted (LAT_SCHED=1), ms" "-" "$lat_run_p99 (p50 $lat_run_p50)" "-" ""
 row "transient units loaded again after collection" "0" "$names_again of $runs runs ($again loads)" \
     "$base_names of $base_runs ($base_again)" ""
 say "raw data: $work"
