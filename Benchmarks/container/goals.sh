@@ -362,7 +362,7 @@ if [[ -s $work/sched.perf && -s $work/lat-split-us.txt ]]; then
                match($0, /next_comm=.* next_pid=/); comm = substr($0, RSTART + 10, RLENGTH - 20); gsub(/ /, "_", comm)
                match($0, /next_pid=[0-9]+/); next_pid = substr($0, RSTART + 9, RLENGTH - 9)
                printf "%.0f %s %s %s %s\n", t * 1e6, prev, state, next_pid, comm }' >"$work/sched-switches.txt"
-    awk 'FILENAME == ARGV[1] { n++; wake[n] = $4; send[n] = $5; thread[$6] = 1; next }
+    awk 'FILENAME == ARGV[1] { n++; wake[n] = $4; send[n] = $5; of[n] = $6; thread[$6] = 1; next }
         ($2 in thread) { out[$2] = $1; why[$2] = $3; by[$2] = $5; next }
         ($4 in thread) && ($4 in out) { k++; from[k] = out[$4]; to[k] = $1; tid_of[k] = $4
             state[k] = why[$4]; taker[k] = by[$4]; delete out[$4] }
@@ -370,6 +370,7 @@ if [[ -s $work/sched.perf && -s $work/lat-split-us.txt ]]; then
             for (w = 1; w <= n; w++) {
                 pre = 0; blocked = 0; who = "-"
                 for (j = 1; j <= k; j++) {
+                    if (tid_of[j] != of[w]) continue
                     a = (from[j] > wake[w] ? from[j] : wake[w]); b = (to[j] < send[w] ? to[j] : send[w])
                     if (b <= a) continue
                     if (state[j] ~ /^R/) { pre += b - a; who = taker[j] } else blocked += b - a
