@@ -9,22 +9,22 @@ import Testing
 
 /// Real journal files, written by `systemd-journal-remote` from export text, read by cursor and after damage: a
 /// damaged file is left out of the read, the rest is read, and the damage is reported once.
+@Suite(.enabled(if: JournalRemote.isAvailable, "systemd-journal-remote is not installed"))
 struct JournalReaderDamageTests {
-    static let journalRemote = "/lib/systemd/systemd-journal-remote"
+    static let journalRemote = JournalRemote.path
     static let boot = "0123456789abcdef0123456789abcdef"
 
-    /// A directory with `name` holding entries `range` (TEST_INDEX=i, one a second), written by systemd-journal-remote;
-    /// nil when it is not installed.
-    static func journalFile(_ range: Range<Int>, in directory: String, name: String) throws -> String? {
+    /// A directory with `name` holding entries `range` (TEST_INDEX=i, one a second), written by systemd-journal-remote
+    /// (``JournalRemote``).
+    static func journalFile(_ range: Range<Int>, in directory: String, name: String) throws -> String {
         try journalFile(range, in: directory, name: name) { "MESSAGE=entry \($0)\nTEST_INDEX=\($0)\n" }
     }
 
     /// A directory with `name` holding one entry for each of `range`, one a second, with the fields `fields` gives
-    /// (`FIELD=value` lines), written by systemd-journal-remote; nil when it is not installed.
+    /// (`FIELD=value` lines), written by systemd-journal-remote (``JournalRemote``).
     static func journalFile(
         _ range: Range<Int>, in directory: String, name: String, fields: (Int) -> String
-    ) throws -> String? {
-        guard access(journalRemote, X_OK) == 0 else { return nil }
+    ) throws -> String {
         let path = directory + "/" + name
         var export = ""
         for index in range {
@@ -63,7 +63,7 @@ struct JournalReaderDamageTests {
     func damagedFileIsLeftOut() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        guard let good = try Self.journalFile(0..<20, in: directory, name: "good.journal") else { return }
+        let good = try Self.journalFile(0..<20, in: directory, name: "good.journal")
         let bad = directory + "/bad.journal"
         // The file's signature ("LPKSHHRH"): sd-journal refuses the file with EBADMSG.
         try Self.damaged(good, to: bad, at: 0, with: Array("XXXXXXXX".utf8))
@@ -83,7 +83,7 @@ struct JournalReaderDamageTests {
     func damagedEntryIsSkipped() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        guard let good = try Self.journalFile(0..<50, in: directory, name: "good.journal") else { return }
+        let good = try Self.journalFile(0..<50, in: directory, name: "good.journal")
         // The 21st entry object: its type byte overwritten. Objects follow the header (header_size at offset 88).
         let data = try Data(contentsOf: URL(fileURLWithPath: good))
         func u64(_ offset: Int) -> Int { (0..<8).reduce(0) { $0 | Int(data[offset + $1]) << (8 * $1) } }
@@ -107,7 +107,7 @@ struct JournalReaderDamageTests {
     func afterCursor() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        guard let file = try Self.journalFile(0..<30, in: directory, name: "a.journal") else { return }
+        let file = try Self.journalFile(0..<30, in: directory, name: "a.journal")
         let reader = JournalReader(source: .files([file]))
         let tail = try #require(try reader.tail())
         #expect(tail.bootID == Self.boot)
@@ -126,9 +126,8 @@ struct JournalReaderDamageTests {
     func vacuumedCursor() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        guard let early = try Self.journalFile(0..<10, in: directory, name: "early.journal"),
-            let late = try Self.journalFile(10..<20, in: directory, name: "late.journal")
-        else { return }
+        let early = try Self.journalFile(0..<10, in: directory, name: "early.journal")
+        let late = try Self.journalFile(10..<20, in: directory, name: "late.journal")
         // The early file was removed (vacuumed): only the late one is read.
         let (entries, found) = try JournalReader(source: .files([late])).entries(
             matching: [], fields: ["TEST_INDEX"], after: try cursor(of: 5, in: early)
@@ -187,23 +186,21 @@ struct JournalReaderDamageTests {
     func holdingsAcrossOpenings() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        guard let file = try Self.journalFile(0..<25, in: directory, name: "a.journal") else { return }
+        let file = try Self.journalFile(0..<25, in: directory, name: "a.journal")
         let queries = (0..<200).map { ["TEST_INDEX=\($0 % 50)"] }
         let holdings = try JournalReader(source: .files([file])).holdings(of: queries)
         #expect(holdings.found == (0..<200).map { $0 % 50 < 25 })
         #expect(holdings.oldest == 1_767_225_600_000_000)
     }
 
-    /// Calls `body` with a reader of two journal files holding entries 0-11 and 12-24, and the first file's path;
-    /// nothing when systemd-journal-remote is not installed.
+    /// Calls `body` with a reader of two journal files holding entries 0-11 and 12-24, and the first file's path.
     static func withEntries0to24(
         entriesPerOpening: Int, _ body: (JournalReader, String) throws -> Void
     ) throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        guard let first = try journalFile(0..<12, in: directory, name: "a.journal"),
-            let second = try journalFile(12..<25, in: directory, name: "b.journal")
-        else { return }
+        let first = try journalFile(0..<12, in: directory, name: "a.journal")
+        let second = try journalFile(12..<25, in: directory, name: "b.journal")
         try body(JournalReader(source: .files([first, second]), entriesPerOpening: entriesPerOpening), first)
     }
 
@@ -220,4 +217,11 @@ struct JournalReaderDamageTests {
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("__CURSOR=") })
         return String(line.dropFirst("__CURSOR=".count))
     }
+}
+
+/// systemd-journal-remote, which writes the real journal files these tests read: the suites that need it are skipped
+/// without it, saying so.
+enum JournalRemote {
+    static let path = "/lib/systemd/systemd-journal-remote"
+    static var isAvailable: Bool { access(path, X_OK) == 0 }
 }

@@ -9,6 +9,7 @@ import Testing
 /// The local journal read one file at a time (``JournalReader/forEachEntryFileByFile(matching:fields:since:limit:_:)``)
 /// on real journal files numbered as journald numbers one sequence: every slice, from a time or after a cursor, with a
 /// match or none, gives the entries, cursors and ends that sd-journal gives with every file open at once.
+@Suite(.enabled(if: JournalRemote.isAvailable, "systemd-journal-remote is not installed"))
 struct JournalReaderFileByFileTests {
     typealias Files = JournalReaderDamageTests
     static let machine = "fedcba9876543210fedcba9876543210"
@@ -47,24 +48,24 @@ struct JournalReaderFileByFileTests {
     static func systemFile(
         _ range: Range<Int>, numberedFrom first: UInt64, in root: String, name: String,
         sequenceID: String = sequenceID
-    ) throws -> String? {
+    ) throws -> String {
         let directory = root + "/" + machine
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        guard let path = try Files.journalFile(range, in: directory, name: name, fields: {
+        let path = try Files.journalFile(range, in: directory, name: name, fields: {
             "MESSAGE=entry \($0)\nTEST_INDEX=\($0)\nPARITY=\($0 % 2 == 0 ? "even" : "odd")\n"
-        }) else { return nil }
+        })
         try renumber(path, from: first, sequenceID: sequenceID)
         return path
     }
 
     /// Three files of one sequence, with gaps between their numbers (a user's journal took them), the newest
-    /// `system.journal`; nil when systemd-journal-remote is not installed.
-    static func threeFiles(in root: String) throws -> [String]? {
-        guard let a = try systemFile(0..<10, numberedFrom: 1, in: root, name: "system@0001.journal"),
-              let b = try systemFile(10..<20, numberedFrom: 14, in: root, name: "system@0002.journal"),
-              let c = try systemFile(20..<30, numberedFrom: 30, in: root, name: "system.journal")
-        else { return nil }
-        return [a, b, c]
+    /// `system.journal`.
+    static func threeFiles(in root: String) throws -> [String] {
+        [
+            try systemFile(0..<10, numberedFrom: 1, in: root, name: "system@0001.journal"),
+            try systemFile(10..<20, numberedFrom: 14, in: root, name: "system@0002.journal"),
+            try systemFile(20..<30, numberedFrom: 30, in: root, name: "system.journal"),
+        ]
     }
 
     static func realtime(of index: Int) -> UInt64 { 1_767_225_600_000_000 + UInt64(index) * 1_000_000 }
@@ -100,7 +101,7 @@ struct JournalReaderFileByFileTests {
     func sameAsWhole() throws {
         let root = try Files.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        guard let paths = try Self.threeFiles(in: root) else { return }
+        let paths = try Self.threeFiles(in: root)
         let local = SystemJournalFiles(roots: [root], machineID: Self.machine)
         // The files are one succession, so the reads below go one file at a time.
         let set = try #require(LocalJournalFileSet.open(local))
@@ -142,7 +143,7 @@ struct JournalReaderFileByFileTests {
     func cursorInGap() throws {
         let root = try Files.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        guard let paths = try Self.threeFiles(in: root) else { return }
+        let paths = try Self.threeFiles(in: root)
         let local = SystemJournalFiles(roots: [root], machineID: Self.machine)
         let reader = JournalReader(source: .files(paths))
         for number in [12, 26, 45] {
@@ -165,11 +166,10 @@ struct JournalReaderFileByFileTests {
     func twoSequences() throws {
         let root = try Files.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        guard let written = try Self.systemFile(0..<10, numberedFrom: 1, in: root, name: "system@0001.journal"),
-              let b = try Self.systemFile(
-                10..<20, numberedFrom: 1, in: root, name: "system.journal", sequenceID: JournalFileSequenceTests.other
-              )
-        else { return }
+        let written = try Self.systemFile(0..<10, numberedFrom: 1, in: root, name: "system@0001.journal")
+        let b = try Self.systemFile(
+            10..<20, numberedFrom: 1, in: root, name: "system.journal", sequenceID: JournalFileSequenceTests.other
+        )
         let a = written + "~"  // set aside as dirty: systemd-journal-remote writes only names ending in .journal
         try FileManager.default.moveItem(atPath: written, toPath: a)
         let local = SystemJournalFiles(roots: [root], machineID: Self.machine)
@@ -193,7 +193,7 @@ struct JournalReaderFileByFileTests {
     func noDescriptorLeft() throws {
         let root = try Files.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        guard try Self.threeFiles(in: root) != nil else { return }
+        _ = try Self.threeFiles(in: root)
         let local = SystemJournalFiles(roots: [root], machineID: Self.machine)
         let reader = JournalReader()
         var read = 0

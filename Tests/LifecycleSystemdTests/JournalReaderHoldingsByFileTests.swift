@@ -10,21 +10,21 @@ import Testing
 /// A look's ask of the whole journal with its files opened one at a time
 /// (``JournalReader/holdingsInEachFile(of:recent:in:)``), on real journal files: the same answers as with every file
 /// open at once, the oldest entry included; a damaged file left out and reported once.
+@Suite(.enabled(if: JournalRemote.isAvailable, "systemd-journal-remote is not installed"))
 struct JournalReaderHoldingsByFileTests {
     typealias Files = JournalReaderDamageTests
     static let machine = JournalReaderFileByFileTests.machine
 
     /// Two archived files and the one journald writes, under `root`'s machine directory, entries 0..<30 (TEST_INDEX,
-    /// PARITY); nil when systemd-journal-remote is not installed.
-    static func threeFiles(in root: String) throws -> [String]? {
+    /// PARITY).
+    static func threeFiles(in root: String) throws -> [String] {
         let directory = root + "/" + machine
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var paths: [String] = []
         for (range, name) in [(0..<10, "system@0001.journal"), (10..<20, "system@0002.journal"), (20..<30, "system.journal")] {
-            guard let path = try Files.journalFile(range, in: directory, name: name, fields: {
+            paths.append(try Files.journalFile(range, in: directory, name: name, fields: {
                 "MESSAGE=entry \($0)\nTEST_INDEX=\($0)\nPARITY=\($0 % 2 == 0 ? "even" : "odd")\n"
-            }) else { return nil }
-            paths.append(path)
+            }))
         }
         return paths
     }
@@ -43,7 +43,7 @@ struct JournalReaderHoldingsByFileTests {
     func sameAsWhole() throws {
         let root = try Files.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        guard let paths = try Self.threeFiles(in: root) else { return }
+        let paths = try Self.threeFiles(in: root)
         let whole = try JournalReader(source: .files(paths)).holdings(of: Self.queries, recent: Self.recent)
         let local = SystemJournalFiles(roots: [root], machineID: Self.machine)
         let byFile = try #require(try JournalReader().holdingsInEachFile(of: Self.queries, recent: Self.recent, in: local))
@@ -59,7 +59,7 @@ struct JournalReaderHoldingsByFileTests {
     func damagedFile() throws {
         let root = try Files.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        guard let paths = try Self.threeFiles(in: root) else { return }
+        let paths = try Self.threeFiles(in: root)
         // The oldest file's signature ("LPKSHHRH") overwritten: sd-journal refuses it.
         try Files.damaged(paths[0], to: paths[0], at: 0, with: Array("XXXXXXXX".utf8))
         let reports = Mutex<[JournalDamage]>([])

@@ -6,17 +6,16 @@ import Testing
 
 /// Look-ups of recent entries (`JournalReader.holdings(of:recent:)`) in real journal files: the walks back from the
 /// tail meet the newest entries, and only what they do not meet is looked up one by one, with the same answers.
+@Suite(.enabled(if: JournalRemote.isAvailable, "systemd-journal-remote is not installed"))
 struct JournalReaderHoldingsTests {
     /// Entries 0..<40 alternate between units `a` and `b`: unit `a` holds numbers 0, 2, … 38, `b` 1, 3, … 39, each with
     /// the time `t<number>`.
     static func withUnits(_ body: (JournalReader) throws -> Void) throws {
         let directory = try JournalReaderDamageTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        guard
-            let file = try JournalReaderDamageTests.journalFile(0..<40, in: directory, name: "units.journal", fields: {
-                "MESSAGE=entry \($0)\nSYSLOG_IDENTIFIER=walker\nWALK_UNIT=\($0 % 2 == 0 ? "a" : "b")\nWALK_NUMBER=\($0)\nWALK_TIME=t\($0)\n"
-            })
-        else { return }
+        let file = try JournalReaderDamageTests.journalFile(0..<40, in: directory, name: "units.journal", fields: {
+            "MESSAGE=entry \($0)\nSYSLOG_IDENTIFIER=walker\nWALK_UNIT=\($0 % 2 == 0 ? "a" : "b")\nWALK_NUMBER=\($0)\nWALK_TIME=t\($0)\n"
+        })
         try body(JournalReader(source: .files([file])))
     }
 
@@ -28,9 +27,8 @@ struct JournalReaderHoldingsTests {
         let fields = { (index: Int) in
             "MESSAGE=entry \(index)\nSYSLOG_IDENTIFIER=walker\nWALK_UNIT=a\nWALK_NUMBER=\(index)\nWALK_TIME=t\(index)\n"
         }
-        guard let old = try JournalReaderDamageTests.journalFile(0..<20, in: directory, name: "old.journal", fields: fields),
-            let new = try JournalReaderDamageTests.journalFile(20..<40, in: directory, name: "new.journal", fields: fields)
-        else { return }
+        let old = try JournalReaderDamageTests.journalFile(0..<20, in: directory, name: "old.journal", fields: fields)
+        let new = try JournalReaderDamageTests.journalFile(20..<40, in: directory, name: "new.journal", fields: fields)
         try body(JournalReader(source: .files([old, new])), new)
     }
 
@@ -57,11 +55,9 @@ struct JournalReaderHoldingsTests {
     func beyondTheWalkIsLookedUp() throws {
         let directory = try JournalReaderDamageTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        guard
-            let file = try JournalReaderDamageTests.journalFile(0..<60, in: directory, name: "long.journal", fields: {
-                "MESSAGE=entry \($0)\nSYSLOG_IDENTIFIER=walker\nWALK_UNIT=a\nWALK_NUMBER=\($0)\nWALK_TIME=t\($0)\n"
-            })
-        else { return }
+        let file = try JournalReaderDamageTests.journalFile(0..<60, in: directory, name: "long.journal", fields: {
+            "MESSAGE=entry \($0)\nSYSLOG_IDENTIFIER=walker\nWALK_UNIT=a\nWALK_NUMBER=\($0)\nWALK_TIME=t\($0)\n"
+        })
         // The walk reads the 4 + 24 newest entries (numbers 59 down to 32): 2 is beyond it, 61 is nowhere, and 58
         // with another time is not that entry.
         let recent = [Self.entry("a", 59), Self.entry("a", 2), Self.entry("a", 61), Self.entry("a", 58, time: "t0")]
