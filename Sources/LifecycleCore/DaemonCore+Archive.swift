@@ -10,6 +10,7 @@ extension DaemonCore {
     /// systemd unloaded `unit`.
     mutating func unitRemoved(_ unit: String) {
         costAccounting.unloaded(unit)
+        notArchived.forget(unit)
         guard configuration.isWatched(unit), tracker.records[unit] != nil || tracker.hasSeen(unit) else { return }
         goneUnits.went(unit, at: uptime)
         planArchiving()
@@ -72,6 +73,7 @@ extension DaemonCore {
             }
             goneUnits.returned(unit)
             if let record = tracker.forget(unit) { archived.append(record) }
+            notArchived.forget(unit)
         }
         // Due, the waiting ones leave the metrics now, as the archived ones do.
         if goneUnits.withhold(waiting) { haveRecordsChanged = true }
@@ -109,9 +111,8 @@ extension DaemonCore {
         }
         // Most units are known: asked first, that ends the look-up for them with one search of the records.
         let unknown = units.filter { unit in
-            tracker.isUnknown(unit) && !archiveChecked.contains(unit) && configuration.isWatched(unit)
+            tracker.isUnknown(unit) && !notArchived.contains(unit) && configuration.isWatched(unit)
         }
-        archiveChecked = []
         guard !unknown.isEmpty else { return false }
         awaited = .archive(of: unknown, then: input, failures: 0)
         effects.append(.readArchive(unknown.sorted()))
@@ -145,7 +146,7 @@ extension DaemonCore {
             return
         }
         awaited = nil
-        archiveChecked = Set(units)
+        notArchived.insert(units.filter { unit in !records.contains { $0.unit == unit } })
         if failures > 0 { log(.notice, "The archive could be read again after \(failures) failed reads") }
         for var record in records {
             // A tombstone (its counters expired): a fresh record that numbers on after the unit's last dispatch.

@@ -117,8 +117,8 @@ public struct DaemonCore: Sendable {
     var journalPositions = JournalPositionKeeper()
     /// The units systemd unloaded, archived once gone long enough.
     var goneUnits = GoneUnits()
-    /// The units the archive was just asked about, which the input held for them does not ask about again.
-    var archiveChecked: Set<String> = []
+    /// Units the archive was found not to hold, which later inputs do not ask it about again (``awaitsArchive``).
+    var notArchived = NotArchivedUnits()
     /// Whether systemd can tell what a run cost, per unit and for the host, so that a host whose cgroups account
     /// nothing pays no round trip a run.
     var costAccounting = CostAccounting()

@@ -72,6 +72,39 @@ struct DaemonCoreArchiveTests {
         #expect(h.dispatches().last == "4 sleep b")
     }
 
+    @Test("a new name's run asks the archive once: its InvocationID shown while inactive, then its begin")
+    func newNameAskedOnce() throws {
+        var h = try H()
+        h.send(.start)
+        h.send(.listing([]))
+        h.send(.changed(H.snapshot("inactive", "a", second: 1)))
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        #expect(h.archiveReads == [[H.unit]])
+        #expect(h.dispatches() == ["1 launch a", "2 sleep a"])
+    }
+
+    @Test("a unit the archive did not hold, archived since (gone from a listing, never unloaded): asked again, counted on")
+    func notArchivedThenArchived() throws {
+        var h = try H(archiveAfterMinutes: 0)
+        h.send(.start)
+        h.send(.listing([]))
+        h.send(.changed(H.snapshot("inactive", "a", second: 1)))
+        h.send(.changed(H.snapshot("active", "a", second: 1)))
+        h.send(.changed(H.snapshot("inactive", "a", second: 2)))
+        h.now = H.t0 + 3_000
+        h.fire(.confirmDelivery)
+        // Gone while the bus was away: a listing that lacks it, no unitRemoved.
+        h.send(.signalsLost)
+        h.send(.listing([]))
+        movePosition(&h)
+        h.fire(.archiveGoneUnits)
+        #expect(h.archive[H.unit]?.sequence == 2)
+        h.send(.changed(H.snapshot("active", "b", second: 4_000)))
+        #expect(h.archiveReads == [[H.unit], [H.unit]])
+        #expect(h.dispatches().suffix(1) == ["3 wake b"], "numbered and counted after the archive's")
+    }
+
     @Test("archiving tells the archive which records have expired: last active more than archive_retention_days ago")
     func retention() throws {
         var h = try afterOneRun()
