@@ -49,11 +49,10 @@ extension SystemdUnitSource {
     /// `PropertiesChanged(s interface, a{sv} changed, as invalidated)` of a unit object: the type interface's values
     /// or the `.Unit` ones, parsed only for a watched unit.
     private func propertiesChanged(_ message: WireMessage) throws(SystemdError) {
-        guard let decoded = message.withPath({ BusObjectPath.decode($0, prefix: Self.unitPathPrefix) }),
-              let name = decoded
-        else { return }
+        guard let signalled = message.withPath({ signalUnit(at: $0) }), let unit = signalled else { return }
+        let name = unit.name
         let isFollowedTimer = followedTimers[name] != nil
-        let isWatched = machine.isWatched(name)
+        let isWatched = unit.matchesPatterns || machine.isLoaded(name)
         guard isFollowedTimer || isWatched else { return }
         var body = try message.body("sa{sv}as")
         let kind = try body.withCString { interface in
@@ -73,6 +72,22 @@ extension SystemdUnitSource {
             case .timer, .other: return
             }
         }
+    }
+
+    /// The unit whose object `path` is, and whether its name matches the patterns; nil for a path that is not a
+    /// unit's. PID 1 sends each change of a unit as a pair of signals (its `.Unit` interface's, then its type's), and
+    /// each decoded the path and matched the name with the patterns again: the last path's answer is kept, and holds
+    /// for good, since the patterns never change (docs/PERFORMANCE.md, "One look in the archive a new name").
+    private func signalUnit(at path: UnsafePointer<CChar>) -> SignalUnit? {
+        let length = strlen(path)
+        if let last = lastSignalUnit, last.path.count == length, memcmp(last.path, path, length) == 0 { return last }
+        guard let name = BusObjectPath.decode(path, prefix: Self.unitPathPrefix) else { return nil }
+        let unit = SignalUnit(
+            path: Array(UnsafeRawBufferPointer(start: path, count: length)), name: name,
+            matchesPatterns: machine.matchesPatterns(name)
+        )
+        lastSignalUnit = unit
+        return unit
     }
 
     /// Hands the type interface's values held for the units whose values `input` may read to the machine before it;
@@ -124,4 +139,11 @@ extension SystemdUnitSource {
     /// Every type interface (`.Service`, `.Socket`, …) begins with this.
     private static let typeInterfacePrefix = "org.freedesktop.systemd1."
     private static let typeInterfacePrefixLength = typeInterfacePrefix.utf8.count
+}
+
+/// The unit a signal's object path names, as ``SystemdUnitSource`` last decoded it.
+struct SignalUnit: Sendable {
+    let path: [UInt8]
+    let name: String
+    let matchesPatterns: Bool
 }

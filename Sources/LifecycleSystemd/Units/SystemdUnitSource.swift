@@ -37,6 +37,8 @@ public actor SystemdUnitSource {
     /// are only when the `.Unit` one that follows shows a run's end, or another input may read them
     /// (``takeHeldTypeSignals(before:)``). At most one per unit, between the two signals of a pair, as a rule.
     var heldTypeSignals: [String: TypeProperties] = [:]
+    /// The unit of the last `PropertiesChanged`, by its object path (``signalUnit(at:)``).
+    var lastSignalUnit: SignalUnit?
 
     /// The current connection, nil while disconnected, and the machine's number for it.
     var connection: BusConnection?

@@ -80,7 +80,12 @@ struct UnitSourceMachine: Sendable {
     /// `ListUnitsByPatterns`. A unit in ``units`` matched when it came, and the patterns never change. The driver
     /// asks before it parses a unit's `PropertiesChanged`, so signals of units nobody watches cost no parsing.
     func isWatched(_ name: String) -> Bool {
-        units[name] != nil || patterns.isEmpty || patterns.contains { $0.matches(name) }
+        units[name] != nil || matchesPatterns(name)
+    }
+
+    /// Whether `name` matches the patterns (all do when there are none), which never change.
+    func matchesPatterns(_ name: String) -> Bool {
+        patterns.isEmpty || patterns.contains { $0.matches(name) }
     }
 
     /// Whether `name` is watched and known to be loaded: only such a unit's definition may be read.
