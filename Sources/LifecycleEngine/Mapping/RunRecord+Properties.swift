@@ -31,20 +31,35 @@ extension RunRecord {
     ///     `InactiveEnterTimestampMonotonic` is not yet this run's.
     public init(properties: [String: UInt64], isOneshot: Bool = false, endedMonotonic: UInt64? = nil) {
         func value(_ name: String) -> UInt64? { properties[name].flatMap(Self.known) }
-        func timestamp(_ name: String) -> UInt64? { value(name).flatMap { $0 == 0 ? nil : $0 } }
-        let inactiveExit = timestamp("InactiveExitTimestampMonotonic")
-        let inactiveEnter = timestamp("InactiveEnterTimestampMonotonic")
+        self.init(
+            inactiveExitMonotonic: properties["InactiveExitTimestampMonotonic"],
+            activeEnterMonotonic: properties["ActiveEnterTimestampMonotonic"],
+            inactiveEnterMonotonic: properties["InactiveEnterTimestampMonotonic"],
+            isOneshot: isOneshot, endedMonotonic: endedMonotonic
+        )
+        cpuSeconds = value("CPUUsageNSec").map { Double($0) / 1_000_000_000 }
+        memoryPeakBytes = value("MemoryPeak")
+        ioReadBytes = value("IOReadBytes")
+        ioWriteBytes = value("IOWriteBytes")
+    }
+
+    /// The start-up and duration the run's timestamps tell (PID 1's monotonic clock, µs), as
+    /// ``init(properties:isOneshot:endedMonotonic:)`` reads them: 0, `UINT64_MAX` and nil are not set. A snapshot's
+    /// timestamps are given this way, without a dictionary of their names built for each run.
+    init(
+        inactiveExitMonotonic: UInt64?, activeEnterMonotonic: UInt64?, inactiveEnterMonotonic: UInt64? = nil,
+        isOneshot: Bool = false, endedMonotonic: UInt64? = nil
+    ) {
+        func timestamp(_ value: UInt64?) -> UInt64? { value.flatMap(Self.known).flatMap { $0 == 0 ? nil : $0 } }
+        let inactiveExit = timestamp(inactiveExitMonotonic)
+        let inactiveEnter = timestamp(inactiveEnterMonotonic)
         let ended = endedMonotonic.flatMap { $0 == 0 ? nil : $0 }
         self.init(
             startupSeconds: Self.startupSeconds(
-                inactiveExit: inactiveExit, activeEnter: timestamp("ActiveEnterTimestampMonotonic"),
+                inactiveExit: inactiveExit, activeEnter: timestamp(activeEnterMonotonic),
                 inactiveEnter: inactiveEnter, isOneshot: isOneshot, endedMonotonic: ended
             ),
-            durationSeconds: Self.durationSeconds(inactiveExit: inactiveExit, inactiveEnter: inactiveEnter, endedMonotonic: ended),
-            cpuSeconds: value("CPUUsageNSec").map { Double($0) / 1_000_000_000 },
-            memoryPeakBytes: value("MemoryPeak"),
-            ioReadBytes: value("IOReadBytes"),
-            ioWriteBytes: value("IOWriteBytes")
+            durationSeconds: Self.durationSeconds(inactiveExit: inactiveExit, inactiveEnter: inactiveEnter, endedMonotonic: ended)
         )
     }
 

@@ -59,12 +59,8 @@ extension UnitSnapshot {
         let neverActive = activeEnterMonotonic < inactiveExitMonotonic
         let isOneshot = neverActive && endTransition == .endedCleanly
         return RunRecord(
-            properties: [
-                "InactiveExitTimestampMonotonic": inactiveExitMonotonic,
-                "ActiveEnterTimestampMonotonic": activeEnterMonotonic,
-                "InactiveEnterTimestampMonotonic": inactiveEnterMonotonic,
-            ],
-            isOneshot: isOneshot,
+            inactiveExitMonotonic: inactiveExitMonotonic, activeEnterMonotonic: activeEnterMonotonic,
+            inactiveEnterMonotonic: inactiveEnterMonotonic, isOneshot: isOneshot,
             endedMonotonic: stateChangeTimestampMonotonic
         )
     }
@@ -74,10 +70,7 @@ extension UnitSnapshot {
     /// Empty while the run is still activating: its end tells the start-up then.
     public var beginRecord: RunRecord {
         guard activeState == .active || activeState == .reloading else { return RunRecord() }
-        let timestamps = RunRecord(properties: [
-            "InactiveExitTimestampMonotonic": inactiveExitMonotonic,
-            "ActiveEnterTimestampMonotonic": activeEnterMonotonic,
-        ])
+        let timestamps = RunRecord(inactiveExitMonotonic: inactiveExitMonotonic, activeEnterMonotonic: activeEnterMonotonic)
         return RunRecord(startupSeconds: timestamps.startupSeconds)
     }
 
