@@ -98,11 +98,15 @@ extension [DaemonEffect] {
     /// and the later ones go. A record is still saved before any of its dispatches is sent (sends come after all saves
     /// of one input), and a long history costs one write per round instead of one per dispatch.
     func coalescingSaves() -> [DaemonEffect] {
-        var newest: [String: UnitRecord] = [:]
         var saves = 0
+        for effect in self {
+            if case .save = effect { saves += 1 }
+        }
+        // Most inputs save one record or none: nothing to coalesce, and no dictionary of their units is built.
+        guard saves > 1 else { return self }
+        var newest: [String: UnitRecord] = [:]
         for case .save(let record) in self {
             newest[record.unit] = record
-            saves += 1
         }
         guard saves > newest.count else { return self }
         var result: [DaemonEffect] = []
