@@ -56,6 +56,18 @@ public struct JournalFields: Sendable, Equatable, Codable, ExpressibleByDictiona
     public mutating func append(name: String, writeValue: (inout [UInt8]) -> Void) {
         coded = nil
         bytes.append(contentsOf: name.utf8)
+        appendValue(writeValue)
+    }
+
+    /// Appends a field whose name is the UTF-8 `name`, and whose value `writeValue` appends to the buffer.
+    public mutating func append(name: UnsafeBufferPointer<UInt8>, writeValue: (inout [UInt8]) -> Void) {
+        coded = nil
+        bytes.append(contentsOf: name)
+        appendValue(writeValue)
+    }
+
+    /// The `=` and the value after a field's name.
+    private mutating func appendValue(_ writeValue: (inout [UInt8]) -> Void) {
         marks.append(UInt32(bytes.count))
         bytes.append(UInt8(ascii: "="))
         writeValue(&bytes)
