@@ -28,9 +28,28 @@ public struct JSONLayoutWriter {
 
     /// Starts an object's member: the separator, the line break and indentation when pretty, and the key. Its value
     /// comes next.
-    public mutating func key(_ name: String) {
+    ///
+    /// A key the code names is copied as it is: a state file's forty-odd keys need no escape, and looking for one in
+    /// each, at every save, cost more than writing them (docs/PERFORMANCE.md, "A dispatch's payload written once").
+    public mutating func key(_ name: StaticString) {
+        assert(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount).allSatisfy {
+            $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+        }, "a key written as it is needs no escape")
+        startItem()
+        json.byte(UInt8(ascii: "\""))
+        json.raw(name)
+        json.byte(UInt8(ascii: "\""))
+        separateValue()
+    }
+
+    /// Starts an object's member whose key comes from data (a unit's, a result's name), escaped.
+    public mutating func key(named name: String) {
         startItem()
         json.string(name)
+        separateValue()
+    }
+
+    private mutating func separateValue() {
         switch layout {
         case .compact: json.byte(UInt8(ascii: ":"))
         case .pretty: json.raw(" : ")
@@ -52,25 +71,25 @@ public struct JSONLayoutWriter {
     public mutating func compact(_ body: (inout JSONWriter) -> Void) { body(&json) }
 
     /// An object member with a plain value; nothing for an absent one, as `Codable`'s `encodeIfPresent` writes.
-    public mutating func member(_ key: String, _ value: Int64?) {
+    public mutating func member(_ key: StaticString, _ value: Int64?) {
         guard let value else { return }
         self.key(key)
         integer(value)
     }
 
-    public mutating func member(_ key: String, _ value: String?) {
+    public mutating func member(_ key: StaticString, _ value: String?) {
         guard let value else { return }
         self.key(key)
         string(value)
     }
 
-    public mutating func member(_ key: String, _ value: Bool) {
+    public mutating func member(_ key: StaticString, _ value: Bool) {
         self.key(key)
         bool(value)
     }
 
     /// An object member whose value is an array of integers.
-    public mutating func member(_ key: String, integers: some Sequence<Int64>) {
+    public mutating func member(_ key: StaticString, integers: some Sequence<Int64>) {
         self.key(key)
         beginArray()
         for value in integers {
@@ -82,11 +101,12 @@ public struct JSONLayoutWriter {
 
     /// An object member whose value is an object of counts, its keys in sorted (UTF-8) order, as `Codable` writes a
     /// dictionary with `.sortedKeys`.
-    public mutating func member(_ key: String, counts: [String: Int]) {
+    public mutating func member(_ key: StaticString, counts: [String: Int]) {
         self.key(key)
         beginObject()
         for (name, count) in counts.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }) {
-            member(name, Int64(count))
+            self.key(named: name)
+            integer(Int64(count))
         }
         endObject()
     }

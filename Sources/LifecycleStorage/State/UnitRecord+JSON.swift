@@ -84,7 +84,7 @@ extension UnitRecord {
             writer.key("timers")
             writer.beginObject()
             for (timer, totals) in timers.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }) {
-                writer.key(timer)
+                writer.key(named: timer)
                 totals.write(to: &writer)
             }
             writer.endObject()
