@@ -7,10 +7,11 @@ extension DispatchJournalEntry {
     /// JSON with its keys in sorted order, and its members in that order, for their fields of their own.
     ///
     /// Built without the dictionary, whose keys would be hashed, sorted and looked up again: the data points are put
-    /// in order by their rank in ``PayloadKeyNames/lifecycle``, the custom data (a few keys, most often none) by their
-    /// keys, and the two merged. A data point's field holds the bytes its value was written as in the JSON (without the
-    /// quotes of a date or an event, which need no escape): each value is formatted once, and no `String` is made for
-    /// it (docs/PERFORMANCE.md, "A dispatch's payload written once").
+    /// in order by their rank in ``PayloadKeyNames/lifecycle``, the custom data (a few keys: a run's record, a manual
+    /// event's data) by their keys, and each custom key placed among the data points by halving. A data point's field
+    /// holds the bytes its value was written as in the JSON (without the quotes of a date or an event, which need no
+    /// escape): each value is formatted once, and no `String` is made for it (docs/PERFORMANCE.md, "A dispatch's
+    /// payload written once"). `DispatchJournalEntryTests` checks the result against the dictionary's.
     struct Payload {
         enum Member {
             /// A data point, by its rank; its field holds the bytes at `value` in ``Payload/json``.
@@ -90,9 +91,12 @@ extension DispatchJournalEntry {
                             let name = UnsafeBufferPointer(rebasing: names[table.fieldNames[rank]])
                             if contested.contains(rank) {
                                 let text = String(decoding: name, as: UTF8.self)
-                                guard !DispatchField.reserved.contains(text), used.insert(text).inserted else { continue }
+                                guard !DispatchField.reserved.contains(text), used.insert(text).inserted else {
+                                    continue
+                                }
                             }
-                            fields.append(name: name) { $0.append(contentsOf: UnsafeBufferPointer(rebasing: json[value])) }
+                            let value = UnsafeBufferPointer(rebasing: json[value])
+                            fields.append(name: name) { $0.append(contentsOf: value) }
                         case .custom(_, let value):
                             let name = customNames[nextCustomName]
                             nextCustomName += 1

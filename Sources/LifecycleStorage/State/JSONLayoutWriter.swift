@@ -30,7 +30,8 @@ public struct JSONLayoutWriter {
     /// comes next.
     ///
     /// A key the code names is copied as it is: a state file's forty-odd keys need no escape, and looking for one in
-    /// each, at every save, cost more than writing them (docs/PERFORMANCE.md, "A dispatch's payload written once").
+    /// each, at every save, cost more than writing them (docs/PERFORMANCE.md, "Fewer instructions per run, seventh
+    /// round").
     public mutating func key(_ name: StaticString) {
         assert(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount).allSatisfy {
             $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")

@@ -77,7 +77,7 @@ extension SystemdUnitSource {
     /// The unit whose object `path` is, and whether its name matches the patterns; nil for a path that is not a
     /// unit's. PID 1 sends each change of a unit as a pair of signals (its `.Unit` interface's, then its type's), and
     /// each decoded the path and matched the name with the patterns again: the last path's answer is kept, and holds
-    /// for good, since the patterns never change (docs/PERFORMANCE.md, "One look in the archive a new name").
+    /// for good, since the patterns never change (docs/PERFORMANCE.md, "Fewer instructions per run, seventh round").
     private func signalUnit(at path: UnsafePointer<CChar>) -> SignalUnit? {
         let length = strlen(path)
         if let last = lastSignalUnit, last.path.count == length, memcmp(last.path, path, length) == 0 { return last }
