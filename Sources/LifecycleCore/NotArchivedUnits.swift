@@ -8,7 +8,7 @@
 /// Only lifecycled adds to the archive, and a unit leaves this set when it is archived; it leaves too when systemd
 /// unloads it, and the set is emptied past ``limit`` names (a unit then asks once more), so that it stays small under
 /// a churn of names that never repeat.
-struct NotArchivedUnits: Sendable, Equatable {
+struct NotArchivedUnits: Sendable {
     /// The most names kept.
     static let limit = 10_000
 
@@ -28,6 +28,4 @@ struct NotArchivedUnits: Sendable, Equatable {
     mutating func forget(_ unit: String) {
         units.remove(unit)
     }
-
-    var count: Int { units.count }
 }
