@@ -89,4 +89,22 @@ struct BusPrimitivesTests {
         #expect(SystemdNames.typeInterface(forUnit: "multi-user.target") == nil)
         #expect(SystemdNames.typeInterface(forUnit: "noext") == nil)
     }
+
+    @Test("finds a wanted property's name among names of every length: the one equal, not one of its length")
+    func propertyNames() {
+        let wanted = BusPropertyNames(["ActiveState", "SubState", "Result", "InvocationID", "Id", "", "LoadState"])
+        func index(_ name: String) -> Int? {
+            Array(name.utf8).withUnsafeBytes { wanted.index(of: $0) }
+        }
+        #expect(index("ActiveState") == 0)
+        #expect(index("SubState") == 1)
+        #expect(index("LoadState") == 6, "one of two wanted names of its length")
+        #expect(index("InvocationID") == 3)
+        #expect(index("Id") == 4)
+        #expect(index("") == 5)
+        #expect(index("NRestarts") == nil, "the length of LoadState, not its name")
+        #expect(index("Result2") == nil)
+        #expect(index("InactiveEnterTimestampMonotonic") == nil, "longer than every wanted name")
+        #expect(wanted.all == 0b111_1111)
+    }
 }
