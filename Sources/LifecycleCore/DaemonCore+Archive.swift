@@ -146,7 +146,8 @@ extension DaemonCore {
             return
         }
         awaited = nil
-        notArchived.insert(units.filter { unit in !records.contains { $0.unit == unit } })
+        let found = Set(records.map(\.unit))
+        notArchived.insert(units.filter { !found.contains($0) })
         if failures > 0 { log(.notice, "The archive could be read again after \(failures) failed reads") }
         for var record in records {
             // A tombstone (its counters expired): a fresh record that numbers on after the unit's last dispatch.

@@ -21,6 +21,8 @@ struct NotArchivedUnits: Sendable {
     /// The archive was read and holds none of `names`.
     mutating func insert(_ names: [String]) {
         if units.count + names.count > Self.limit { units = [] }
+        // More at once (a day-one history's names): not kept, each is asked again if it comes.
+        guard names.count <= Self.limit else { return }
         units.formUnion(names)
     }
 
