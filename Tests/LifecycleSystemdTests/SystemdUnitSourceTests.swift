@@ -73,6 +73,12 @@ struct SystemdUnitSourceTests {
                     active: "failed", sub: "failed", invocation: newInvocation, timestamp: 42, job: 7
                 )
             )
+            // Not watched, right after a watched unit's signal, with an object path of the same length: must
+            // produce nothing (the last path's unit is kept, and only that very path may reuse it).
+            try await fixture.systemd.emitPropertiesChanged(
+                unit: "worker@a-1.socket0", interface: "org.freedesktop.systemd1.Unit",
+                UnitFixtures.unitProperties(active: "inactive", sub: "dead", invocation: newInvocation, timestamp: 43)
+            )
             // Not watched: must produce nothing.
             try await fixture.systemd.emitPropertiesChanged(
                 unit: "db.socket", interface: "org.freedesktop.systemd1.Unit",
